@@ -1,0 +1,71 @@
+// The object behind a Tensor handle: storage plus a strided view of it.
+#pragma once
+
+#include <cstdint>
+
+#include "ember/array_ref.h"
+#include "ember/dispatch_key.h"
+#include "ember/dtype.h"
+#include "ember/storage.h"
+
+namespace ember {
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t storage_offset);
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  const Storage& storage() const { return storage_; }
+  DispatchKeySet key_set() const { return key_set_; }
+  bool is_contiguous() const { return is_contiguous_; }
+
+  // Address of the first element (null for Meta tensors).
+  char* data() const {
+    char* base = static_cast<char*>(storage_->data());
+    return base ? base + storage_offset_ * static_cast<int64_t>(itemsize(dtype_)) : nullptr;
+  }
+
+  // Rebinds this tensor to a new view of the same storage.
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
+                             int64_t storage_offset);
+  void set_sizes_contiguous(IntArrayRef sizes);
+  void set_storage(Storage s) { storage_ = std::move(s); }
+  void set_dtype(ScalarType t) { dtype_ = t; }  // only for reinterpreting views
+
+  uint32_t version() const { return storage_->version(); }
+  void bump_version() { storage_->bump_version(); }
+
+  // A Python number converted to a 0-dim tensor: weaker in type promotion.
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
+  void add_keys(DispatchKeySet ks) { key_set_ = key_set_ | ks; }
+  void remove_keys(DispatchKeySet ks) { key_set_ = key_set_ - ks; }
+
+ private:
+  void refresh();  // numel and contiguity after a shape change
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;
+  bool wrapped_number_ = false;
+  DispatchKeySet key_set_;
+};
+
+// Strides of a C-contiguous tensor of these sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+// Product of sizes (1 for a 0-dim shape).
+int64_t compute_numel(IntArrayRef sizes);
+
+}  // namespace ember

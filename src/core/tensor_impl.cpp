@@ -1,0 +1,62 @@
+#include "ember/tensor_impl.h"
+
+#include "ember/error.h"
+
+namespace ember {
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      dtype_(dtype),
+      key_set_(backend_key(storage_->device().type)) {
+  refresh();
+}
+
+void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
+                                       int64_t storage_offset) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
+  sizes_ = DimVector(sizes);
+  strides_ = DimVector(strides);
+  storage_offset_ = storage_offset;
+  refresh();
+}
+
+void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+  sizes_ = DimVector(sizes);
+  strides_ = contiguous_strides(sizes);
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = compute_numel(sizes_);
+  // Contiguous as in PyTorch: size-1 dims may have any stride; empty tensors always are.
+  is_contiguous_ = true;
+  if (numel_ == 0) return;
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) { is_contiguous_ = false; return; }
+    expected *= sizes_[i];
+  }
+}
+
+}  // namespace ember
