@@ -159,6 +159,28 @@ template <> struct Boxer<TensorList> {
   static IValue box(TensorList l) { return IValue(l.vec()); }
   static TensorList unbox(IValue& v) { return TensorList(v.tensor_list()); }
 };
+// Tensor?[] (index lists): boxed as a tensor list with undefined tensors for None. Unboxing
+// yields an owning holder that converts to the ArrayRef for the duration of the call.
+struct OptionalTensorListHolder {
+  std::vector<std::optional<Tensor>> items;
+  operator ArrayRef<std::optional<Tensor>>() const { return items; }  // NOLINT
+};
+template <> struct Boxer<ArrayRef<std::optional<Tensor>>> {
+  static IValue box(ArrayRef<std::optional<Tensor>> l) {
+    std::vector<Tensor> v;
+    v.reserve(l.size());
+    for (const auto& t : l) v.push_back(t ? *t : Tensor());
+    return IValue(std::move(v));
+  }
+  static OptionalTensorListHolder unbox(IValue& v) {
+    OptionalTensorListHolder h;
+    if (v.is_none()) return h;
+    h.items.reserve(v.tensor_list().size());
+    for (const Tensor& t : v.tensor_list())
+      h.items.push_back(t.defined() ? std::optional<Tensor>(t) : std::nullopt);
+    return h;
+  }
+};
 template <> struct Boxer<std::vector<Tensor>> {
   static IValue box(const std::vector<Tensor>& l) { return IValue(l); }
   static std::vector<Tensor> unbox(IValue& v) { return v.tensor_list(); }
@@ -221,6 +243,9 @@ void collect_keys(DispatchKeySet& ks, const T& first, const Rest&... rest) {
   } else if constexpr (std::is_same_v<B, TensorList> || std::is_same_v<B, std::vector<Tensor>>) {
     for (const Tensor& t : first)
       if (t.defined()) ks = ks | t.key_set();
+  } else if constexpr (std::is_same_v<B, ArrayRef<std::optional<Tensor>>>) {
+    for (const std::optional<Tensor>& t : first)
+      if (t && t->defined()) ks = ks | t->key_set();
   }
   collect_keys(ks, rest...);
 }

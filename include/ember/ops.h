@@ -46,18 +46,25 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType 
                  Device device = kCPU, void (*deleter)(void*, void*) = nullptr, void* ctx = nullptr);
 Tensor from_blob(void* data, IntArrayRef sizes, ScalarType dtype);
 
-// ---------------------------------------------------------------- random
+// ---------------------------------------------------------------- random (ember/random.h: Generator)
 class Generator;
 void manual_seed(uint64_t seed);
 Tensor rand(IntArrayRef sizes, Generator* gen = nullptr, TensorOptions opts = {});
 Tensor randn(IntArrayRef sizes, Generator* gen = nullptr, TensorOptions opts = {});
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, Generator* gen = nullptr,
                TensorOptions opts = {});
+Tensor randint(int64_t high, IntArrayRef sizes, Generator* gen = nullptr, TensorOptions opts = {});
 Tensor randperm(int64_t n, Generator* gen = nullptr, TensorOptions opts = {});
+Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
+Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
+// 0 or 1 with probability p (elementwise); the result has p's dtype.
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
 Tensor& uniform_(Tensor& t, double from = 0.0, double to = 1.0, Generator* gen = nullptr);
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
+// Integers uniform in [from, to).
+Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen = nullptr);
 Tensor& bernoulli_(Tensor& t, double p = 0.5, Generator* gen = nullptr);
+Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen = nullptr);  // p broadcasts to t
 
 // ---------------------------------------------------------------- copies and conversion
 Tensor& copy_(Tensor& self, const Tensor& src);
@@ -119,6 +126,11 @@ EMBER_COMPARE_DECL(gt)
 EMBER_COMPARE_DECL(ge)
 #undef EMBER_COMPARE_DECL
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
+// Numbers as the selected values promote like Python scalars (weakly).
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other);
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other);
 Tensor maximum(const Tensor& self, const Tensor& other);
 Tensor minimum(const Tensor& self, const Tensor& other);
 
@@ -131,6 +143,8 @@ Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim =
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
 Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim = false,
             std::optional<ScalarType> dtype = std::nullopt);
+Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt);
 Tensor max(const Tensor& self);
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& self);
@@ -148,8 +162,14 @@ Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim = 0);
 Tensor stack(TensorList tensors, int64_t dim = 0);
 
 // ---------------------------------------------------------------- indexing
-// self[indices] where each index is a tensor (int64 or bool) or undefined (a full slice).
+// self[indices] where each index is an int64/int32 tensor, a bool/uint8 mask (covering as
+// many dims as it has; a 0-dim one inserts a dim of size 1 or 0) or undefined (a full slice).
+// The broadcast index dims replace the indexed dims in place when those are adjacent, else
+// they go first (NumPy's rule). A 0-dim int tensor is an index tensor here, not a select.
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices);
+// self[indices] = values: values broadcast to the shape of self[indices] and are cast to
+// self's dtype. Repeated positions: the last write wins, or with accumulate they sum, in
+// index order either way (deterministic).
 Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                    bool accumulate = false);
 Tensor masked_select(const Tensor& self, const Tensor& mask);

@@ -70,9 +70,12 @@ void Dispatcher::define(std::string_view schema_text, uint32_t tags, const std::
 void Dispatcher::set_kernel(std::string_view op, DispatchKey k, KernelFunction kf,
                             const std::type_info& sig) {
   OpEntry& e = entry(op);
-  detail::check_signature(e, sig);
+  // typeid(void) marks a boxed-only kernel: it fits any signature and must not fix one
+  // (it may be registered before the op is defined).
+  const bool typed = sig != typeid(void);
+  if (typed) detail::check_signature(e, sig);
   std::lock_guard<std::mutex> lock(registry_mutex());
-  if (!e.signature_) e.signature_ = &sig;
+  if (!e.signature_ && typed) e.signature_ = &sig;
   e.kernels_[static_cast<int>(k)] = kf;
 }
 
@@ -96,10 +99,7 @@ void Dispatcher::clear_kernel(std::string_view op, DispatchKey k) {
 }
 
 void register_boxed_kernel(std::string_view op, DispatchKey k, BoxedKernel kernel) {
-  OpEntry& e = Dispatcher::get().entry(op);
-  KernelFunction kf{nullptr, kernel};
-  // Boxed kernels fit any signature, so they skip the signature check.
-  Dispatcher::get().set_kernel(op, k, kf, e.signature() ? *e.signature() : typeid(void));
+  Dispatcher::get().set_kernel(op, k, KernelFunction{nullptr, kernel}, typeid(void));
 }
 
 const KernelFunction& OpEntry::resolve(DispatchKeySet ks, DispatchKey* chosen) const {

@@ -44,7 +44,7 @@ cpu::BinaryOp div_mode(std::optional<std::string_view> mode) {
   if (!mode) return cpu::BinaryOp::Div;
   if (*mode == "trunc") return cpu::BinaryOp::DivTrunc;
   if (*mode == "floor") return cpu::BinaryOp::DivFloor;
-  EMBER_FAIL(ValueError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+  EMBER_FAIL(RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
              *mode, "'");
 }
 

@@ -19,9 +19,11 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
   if (higher == ScalarType::Undefined) return lower;
   if (lower == ScalarType::Undefined) return higher;
   if (is_complex(higher)) return higher;
-  if (!is_complex(lower) && is_floating_point(higher)) return higher;
-  if (higher == kBool || is_floating_point(lower) || is_complex(lower))
-    return promote_types(higher, lower);
+  // A complex scalar keeps the precision of floating tensors: float32 with a complex128
+  // 0-dim gives complex64 (float16 would give complex32, which Ember lacks: complex64).
+  if (is_complex(lower)) return is_floating_point(higher) ? to_complex_type(higher) : lower;
+  if (is_floating_point(higher)) return higher;
+  if (higher == kBool || is_floating_point(lower)) return promote_types(higher, lower);
   return higher;
 }
 
@@ -85,10 +87,40 @@ ElementwiseIter::ElementwiseIter(const char* op, Tensor out, std::initializer_li
     operands_.push_back(t);
   }
   ntensors_ = static_cast<int>(operands_.size());
+  if (try_fast_setup(cfg)) return;
   compute_shape(op);
   compute_dtype(op, cfg);
   prepare_output(op, cfg);
   if (!is_meta()) compute_loop();
+}
+
+// The common case in small-tensor code: CPU inputs of one dtype and shape, all contiguous,
+// no output given. Promotion, broadcasting and dim folding are then trivial.
+bool ElementwiseIter::try_fast_setup(const IterConfig& cfg) {
+  if (out_.defined() || cfg.output_dtype || cfg.skip_promotion) return false;
+  const TensorImpl* first = operands_[1].impl();
+  ScalarType dt = first->dtype();
+  if (cfg.int_to_float && is_integral(dt, true)) return false;
+  if (!first->is_contiguous() || !first->device().is_cpu() || first->dim() > kMaxDims) return false;
+  for (int i = 2; i < ntensors_; ++i) {
+    const TensorImpl* t = operands_[i].impl();
+    if (t->dtype() != dt || !t->is_contiguous() || !t->device().is_cpu() ||
+        !t->sizes().equals(first->sizes()))
+      return false;
+  }
+  compute_dtype_ = dt;
+  device_ = kCPU;
+  numel_ = first->numel();
+  out_ = empty(first->sizes(), dt);
+  target_ = out_;
+  operands_[0] = out_;
+  loop_shape_.clear();
+  loop_shape_.push_back(numel_);
+  for (int i = 0; i < ntensors_; ++i) {
+    strides_[i * kMaxDims] = static_cast<int64_t>(itemsize(dt));
+    data_[i] = operands_[i].impl()->data();
+  }
+  return true;
 }
 
 void ElementwiseIter::compute_shape(const char* op) {
@@ -241,6 +273,34 @@ void ElementwiseIter::compute_loop() {
 void ElementwiseIter::finish() {
   if (!target_.is_same(out_) && !is_meta()) copy_(out_, target_);
   if (out_given_ && !is_meta()) out_.bump_version();
+}
+
+// ---------------------------------------------------------------- public promotion helpers
+// (declared in ember/ops.h; the same rules ElementwiseIter applies)
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector r(n);
+  for (size_t k = 0; k < n; ++k) {
+    int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
+    int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
+    EMBER_CHECK(x == y || x == 1 || y == 1, RuntimeError, "shape mismatch: shapes ", a, " and ", b,
+                " cannot be broadcast (size ", x, " vs ", y, " at dimension ", static_cast<int64_t>(k), ")");
+    r[k] = x == 1 ? y : x;
+  }
+  return r;
+}
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  ResultTypeState st;
+  st.update(a);
+  st.update(b);
+  return st.result();
+}
+
+ScalarType result_type(TensorList tensors) {
+  ResultTypeState st;
+  for (const Tensor& t : tensors) st.update(t);
+  return st.result();
 }
 
 }  // namespace ember

@@ -56,6 +56,7 @@ class ElementwiseIter {
   static constexpr int kMaxDims = 25;
 
  private:
+  bool try_fast_setup(const IterConfig& cfg);
   void compute_shape(const char* op);
   void compute_dtype(const char* op, const IterConfig& cfg);
   void prepare_output(const char* op, const IterConfig& cfg);
@@ -71,7 +72,7 @@ class ElementwiseIter {
   ScalarType compute_dtype_ = ScalarType::Undefined;
   Device device_;
   DimVector loop_shape_;
-  int64_t strides_[kMaxOperands * kMaxDims] = {};
+  int64_t strides_[kMaxOperands * kMaxDims];  // only the first ndim() of each row are set
   char* data_[kMaxOperands] = {};
 };
 

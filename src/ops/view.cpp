@@ -246,8 +246,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   EMBER_CHECK(dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "select");
   int64_t size = sizes()[d];
-  EMBER_CHECK(index >= -size && index < size, IndexError, "index ", index,
-              " is out of bounds for dimension ", d, " with size ", size);
+  EMBER_CHECK(index >= -size && index < size, IndexError, "select(): index ", index,
+              " out of range for tensor of size ", sizes(), " at dimension ", d);
   if (index < 0) index += size;
   DimVector sz(sizes()), st(strides());
   int64_t offset = storage_offset() + index * st[d];

@@ -1,0 +1,358 @@
+// Random numbers: ember.Generator, the default generator's seeding and state, the random
+// factories (rand, randn, randint, randperm, bernoulli, *_like) and in-place samplers.
+#include "common.h"
+#include "ember/random.h"
+
+namespace ember::py {
+
+namespace {
+
+struct PyGenerator {
+  PyObject_HEAD
+  Generator* gen;
+  bool owned;
+};
+PyTypeObject* generator_type = nullptr;
+
+Generator& gen_of(PyObject* self) { return *reinterpret_cast<PyGenerator*>(self)->gen; }
+
+// Seeds are taken modulo 2**64, so negative ones work as in torch.
+uint64_t seed_arg(PyObject* o) {
+  EMBER_CHECK(PyLong_Check(o) || is_numpy_integer(o), TypeError, "manual_seed expected a long, but got ",
+              type_name(o));
+  Owned i(PyNumber_Index(o));
+  if (!i.p) throw python_error();
+  unsigned long long v = PyLong_AsUnsignedLongLongMask(i.p);
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw python_error();
+  return v;
+}
+
+PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  PyObject* device = nullptr;
+  static const char* kwlist[] = {"device", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(kwlist), &device))
+    throw python_error();
+  if (device && device != Py_None) {
+    auto d = try_device(device);
+    EMBER_CHECK(d.has_value(), TypeError, "Generator(): device must be an ember.device or str");
+    EMBER_CHECK(d->is_cpu(), RuntimeError, "Generator(): only CPU generators are supported, got ", d->str());
+  }
+  PyObject* o = type->tp_alloc(type, 0);
+  if (!o) throw python_error();
+  auto* g = reinterpret_cast<PyGenerator*>(o);
+  g->gen = new Generator();
+  g->owned = true;
+  return o;
+  EMBER_PY_END(nullptr)
+}
+
+void generator_dealloc(PyObject* self) {
+  auto* g = reinterpret_cast<PyGenerator*>(self);
+  if (g->owned) delete g->gen;
+  PyTypeObject* tp = Py_TYPE(self);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+PyObject* g_manual_seed(PyObject* self, PyObject* seed) {
+  EMBER_PY_BEGIN
+  gen_of(self).manual_seed(seed_arg(seed));
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_END(nullptr)
+}
+PyObject* g_seed(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  return PyLong_FromUnsignedLongLong(gen_of(self).seed());
+  EMBER_PY_END(nullptr)
+}
+PyObject* g_initial_seed(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  return PyLong_FromUnsignedLongLong(gen_of(self).initial_seed());
+  EMBER_PY_END(nullptr)
+}
+PyObject* g_get_state(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  return wrap(gen_of(self).get_state());
+  EMBER_PY_END(nullptr)
+}
+PyObject* g_set_state(PyObject* self, PyObject* state) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK(is_tensor(state), TypeError, "set_state(): expected a ByteTensor (uint8 Tensor), got ", type_name(state));
+  gen_of(self).set_state(unwrap(state));
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_END(nullptr)
+}
+PyObject* g_device(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return new_device(gen_of(self).device());
+  EMBER_PY_END(nullptr)
+}
+
+PyMethodDef generator_methods[] = {
+    {"manual_seed", g_manual_seed, METH_O, "Sets the seed; returns the generator."},
+    {"seed", g_seed, METH_NOARGS, "Seeds from a non-deterministic source; returns the seed."},
+    {"initial_seed", g_initial_seed, METH_NOARGS, nullptr},
+    {"get_state", g_get_state, METH_NOARGS, "The state as a uint8 tensor."},
+    {"set_state", g_set_state, METH_O, nullptr},
+    EMBER_END_TABLE};
+PyGetSetDef generator_getset[] = {{"device", g_device, nullptr, nullptr, nullptr},
+                                  {nullptr, nullptr, nullptr, nullptr, nullptr}};
+PyType_Slot generator_slots[] = {
+    {Py_tp_new, reinterpret_cast<void*>(generator_new)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(generator_dealloc)},
+    {Py_tp_methods, generator_methods},
+    {Py_tp_getset, generator_getset},
+    {Py_tp_doc, const_cast<char*>("Generator(device='cpu'): a Philox random number generator.")},
+    {0, nullptr}};
+PyType_Spec generator_spec = {"ember.Generator", sizeof(PyGenerator), 0, Py_TPFLAGS_DEFAULT, generator_slots};
+
+PyObject* default_generator_obj = nullptr;
+
+// ---------------------------------------------------------------- module functions
+PyObject* f_manual_seed(PyObject*, PyObject* seed) {
+  EMBER_PY_BEGIN
+  manual_seed(seed_arg(seed));
+  Py_INCREF(default_generator_obj);
+  return default_generator_obj;
+  EMBER_PY_END(nullptr)
+}
+PyObject* f_seed(PyObject*, PyObject*) {
+  EMBER_PY_BEGIN
+  return PyLong_FromUnsignedLongLong(seed());
+  EMBER_PY_END(nullptr)
+}
+PyObject* f_initial_seed(PyObject*, PyObject*) {
+  EMBER_PY_BEGIN
+  return PyLong_FromUnsignedLongLong(initial_seed());
+  EMBER_PY_END(nullptr)
+}
+PyObject* f_get_rng_state(PyObject*, PyObject*) {
+  EMBER_PY_BEGIN
+  return wrap(get_rng_state());
+  EMBER_PY_END(nullptr)
+}
+PyObject* f_set_rng_state(PyObject*, PyObject* state) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK(is_tensor(state), TypeError, "set_rng_state(): expected a ByteTensor (uint8 Tensor), got ",
+              type_name(state));
+  set_rng_state(unwrap(state));
+  Py_RETURN_NONE;
+  EMBER_PY_END(nullptr)
+}
+
+void check_requires_grad(const Args& a, int i) {
+  EMBER_CHECK(!a.has(i) || !a.to_bool(i), NotImplementedError, a.sig.name(),
+              "(): requires_grad=True needs autograd, which Ember does not have yet");
+}
+
+PyObject* finish(const Args& a, int out_i, Tensor r) {
+  if (a.has(out_i)) {
+    assign_out(a.sig.name(), a.tensor(out_i), r);
+    Py_INCREF(a[out_i]);
+    return a[out_i];
+  }
+  return wrap(std::move(r));
+}
+
+// rand(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False)
+template <bool Normal>
+PyObject* f_rand(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig(Normal ? "randn" : "rand",
+                       "size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
+  DimVector sizes;
+  Owned size_obj;
+  PyObject* buf[Signature::kMax];
+  if (nargs >= 1 && !PyTuple_Check(args[0]) && !PyList_Check(args[0])) {
+    Py_ssize_t used = parse_varargs_sizes(sig.name(), args, nargs, sizes);
+    EMBER_CHECK(used == nargs, TypeError, sig.name(), "(): sizes must be ints, got ", type_name(args[used]));
+    Py_ssize_t nkw = kw ? PyTuple_GET_SIZE(kw) : 0;
+    EMBER_CHECK(nkw < Signature::kMax, TypeError, sig.name(), "(): too many arguments");
+    size_obj.p = new_size(sizes);
+    buf[0] = size_obj.p;
+    for (Py_ssize_t i = 0; i < nkw; ++i) buf[1 + i] = args[nargs + i];
+    args = buf;
+    nargs = 1;
+  }
+  Args a(sig, nullptr, args, nargs, kw);
+  EMBER_CHECK(a.has(0), TypeError, sig.name(), "() missing required argument 'size'");
+  check_requires_grad(a, 6);
+  sizes = a.int_list(0);
+  TensorOptions o = a.options(3, 5);
+  Generator* g = a.generator(1);
+  return finish(a, 2, Normal ? randn(sizes, g, o) : rand(sizes, g, o));
+  EMBER_PY_END(nullptr)
+}
+
+// randint(high, size) / randint(low, high, size)
+PyObject* f_randint(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig("randint", "low, high, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
+  Args a(sig, nullptr, args, nargs, kw);
+  check_requires_grad(a, 8);
+  int64_t low = 0, high;
+  DimVector sizes;
+  if (!a.has(2)) {  // (high, size): the second positional is the size
+    high = a.to_int(0);
+    sizes = a.int_list(1, false);
+  } else {
+    low = a.to_int(0);
+    high = a.to_int(1);
+    sizes = a.int_list(2, false);
+  }
+  TensorOptions o = a.options(5, 7);
+  if (!o.dtype_) o.dtype_ = kInt64;
+  return finish(a, 4, randint(low, high, sizes, a.generator(3), o));
+  EMBER_PY_END(nullptr)
+}
+
+PyObject* f_randperm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig("randperm", "n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
+  Args a(sig, nullptr, args, nargs, kw);
+  check_requires_grad(a, 6);
+  TensorOptions o = a.options(3, 5);
+  if (!o.dtype_) o.dtype_ = kInt64;
+  return finish(a, 2, randperm(a.to_int(0), a.generator(1), o));
+  EMBER_PY_END(nullptr)
+}
+
+// bernoulli(input, *, generator=None, out=None) and bernoulli(input, p, ...)
+EMBER_PY_OP(py_bernoulli) {
+  EMBER_PY_BEGIN
+  static Signature sig("bernoulli", "input, p=None, *, generator=None, out=None");
+  Args a(sig, EMBER_SELF, args, nargs, kwnames);
+  const Tensor& t = a.tensor(0);
+  Generator* g = a.generator(2);
+  Tensor r;
+  if (a.has(1)) {
+    r = empty_like(t);
+    bernoulli_(r, a.to_double(1), g);
+  } else {
+    r = bernoulli(t, g);
+  }
+  return Method ? wrap(std::move(r)) : finish(a, 3, std::move(r));
+  EMBER_PY_END(nullptr)
+}
+
+enum class RandLike { Rand, Randn };
+template <RandLike K>
+PyObject* f_rand_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig(K == RandLike::Rand ? "rand_like" : "randn_like",
+                       "input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None");
+  Args a(sig, nullptr, args, nargs, kw);
+  check_requires_grad(a, 4);
+  const Tensor& t = a.tensor(0);
+  TensorOptions o = a.options(1, 3);
+  o = o.dtype(o.dtype_.value_or(t.dtype())).device(o.device_.value_or(t.device()));
+  return wrap(K == RandLike::Rand ? rand(t.sizes(), nullptr, o) : randn(t.sizes(), nullptr, o));
+  EMBER_PY_END(nullptr)
+}
+
+// randint_like(input, high) / randint_like(input, low, high)
+PyObject* f_randint_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig("randint_like", "input, low, high=None, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None");
+  Args a(sig, nullptr, args, nargs, kw);
+  check_requires_grad(a, 6);
+  const Tensor& t = a.tensor(0);
+  int64_t low = 0, high = a.to_int(1);
+  if (a.has(2)) {
+    low = high;
+    high = a.to_int(2);
+  }
+  TensorOptions o = a.options(3, 5);
+  o = o.dtype(o.dtype_.value_or(t.dtype())).device(o.device_.value_or(t.device()));
+  return wrap(randint(low, high, t.sizes(), nullptr, o));
+  EMBER_PY_END(nullptr)
+}
+
+// ---------------------------------------------------------------- in-place samplers
+PyObject* m_uniform_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig("uniform_", "self, from=0, to=1, *, generator=None");
+  Args a(sig, self, args, nargs, kw);
+  uniform_(unwrap(self), a.double_or(1, 0.0), a.double_or(2, 1.0), a.generator(3));
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_normal_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig("normal_", "self, mean=0, std=1, *, generator=None");
+  Args a(sig, self, args, nargs, kw);
+  normal_(unwrap(self), a.double_or(1, 0.0), a.double_or(2, 1.0), a.generator(3));
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_bernoulli_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_BEGIN
+  static Signature sig("bernoulli_", "self, p=0.5, *, generator=None");
+  Args a(sig, self, args, nargs, kw);
+  Tensor& t = unwrap(self);
+  Generator* g = a.generator(2);
+  if (a.is_tensor(1)) {
+    // Per-element probabilities: sample into a fresh tensor, then copy.
+    Tensor p = a.tensor(1).expand(t.sizes()).to(is_floating_point(t.dtype()) ? t.dtype() : get_default_dtype());
+    t.copy_(bernoulli(p.contiguous(), g));
+  } else {
+    bernoulli_(t, a.double_or(1, 0.5), g);
+  }
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_END(nullptr)
+}
+
+}  // namespace
+
+Generator* Args::generator(int i) const {
+  if (!v[i]) return nullptr;
+  if (!PyObject_TypeCheck(v[i], generator_type)) type_error(i, "ember.Generator");
+  return reinterpret_cast<PyGenerator*>(v[i])->gen;
+}
+
+PyMethodDef tensor_random_methods[] = {
+    {"uniform_", EMBER_FASTCALL(m_uniform_), EMBER_METH_KW, "uniform_(from=0, to=1, *, generator=None)"},
+    {"normal_", EMBER_FASTCALL(m_normal_), EMBER_METH_KW, "normal_(mean=0, std=1, *, generator=None)"},
+    {"bernoulli_", EMBER_FASTCALL(m_bernoulli_), EMBER_METH_KW, "bernoulli_(p=0.5, *, generator=None)"},
+    EMBER_METHOD("bernoulli", py_bernoulli),
+    EMBER_END_TABLE};
+
+PyMethodDef module_random_functions[] = {
+    {"manual_seed", f_manual_seed, METH_O, "Seeds the default generator; returns it."},
+    {"seed", f_seed, METH_NOARGS, "Seeds the default generator non-deterministically; returns the seed."},
+    {"initial_seed", f_initial_seed, METH_NOARGS, nullptr},
+    {"get_rng_state", f_get_rng_state, METH_NOARGS, "The default generator's state as a uint8 tensor."},
+    {"set_rng_state", f_set_rng_state, METH_O, nullptr},
+    {"rand", EMBER_FASTCALL(f_rand<false>), EMBER_METH_KW, "rand(*size, generator=None, dtype=None, device=None)"},
+    {"randn", EMBER_FASTCALL(f_rand<true>), EMBER_METH_KW, "randn(*size, generator=None, dtype=None, device=None)"},
+    {"randint", EMBER_FASTCALL(f_randint), EMBER_METH_KW, "randint(low=0, high, size, generator=None, dtype=None)"},
+    {"randperm", EMBER_FASTCALL(f_randperm), EMBER_METH_KW, "randperm(n, generator=None, dtype=int64)"},
+    EMBER_FUNCTION("bernoulli", py_bernoulli),
+    {"rand_like", EMBER_FASTCALL(f_rand_like<RandLike::Rand>), EMBER_METH_KW, nullptr},
+    {"randn_like", EMBER_FASTCALL(f_rand_like<RandLike::Randn>), EMBER_METH_KW, nullptr},
+    {"randint_like", EMBER_FASTCALL(f_randint_like), EMBER_METH_KW, nullptr},
+    EMBER_END_TABLE};
+
+void init_random(PyObject* m) {
+  PyObject* t = PyType_FromSpec(&generator_spec);
+  if (!t) throw python_error();
+  generator_type = reinterpret_cast<PyTypeObject*>(t);
+  if (PyModule_AddObject(m, "Generator", t) < 0) throw python_error();
+  Py_INCREF(t);
+  PyObject* g = generator_type->tp_alloc(generator_type, 0);
+  if (!g) throw python_error();
+  reinterpret_cast<PyGenerator*>(g)->gen = &default_generator();
+  reinterpret_cast<PyGenerator*>(g)->owned = false;
+  default_generator_obj = g;
+  Py_INCREF(g);
+  if (PyModule_AddObject(m, "default_generator", g) < 0) throw python_error();
+  if (PyModule_AddFunctions(m, module_random_functions) < 0) throw python_error();
+}
+
+}  // namespace ember::py

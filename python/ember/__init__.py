@@ -1,0 +1,19 @@
+"""Ember: a deep-learning framework with PyTorch's semantics and a C++ core.
+
+The extension module ``ember._C`` holds the Tensor type and the ops; this package
+re-exports them under the names PyTorch uses (``ember.tensor``, ``ember.float32``, ...).
+"""
+
+from . import _C
+from ._C import *  # noqa: F401,F403  (Tensor, dtypes, device, Size, ops, factories)
+from ._C import Tensor, Generator, default_generator  # noqa: F401
+from . import return_types  # noqa: F401
+from . import _tensor
+from . import utils  # noqa: F401
+
+__version__ = "0.1.0"
+
+# torch.nn.Parameter-style subclasses build themselves with Tensor._make_subclass(cls, data).
+Tensor._make_subclass = staticmethod(_C._make_subclass)
+_tensor.install(Tensor)
+

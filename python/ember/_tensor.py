@@ -1,0 +1,52 @@
+"""Pure-Python parts of ember.Tensor: pickling and copy support."""
+
+from . import _C
+
+# NumPy integer types of each element size, used to move raw bytes in and out.
+_BYTES_DTYPES = {1: _C.uint8, 2: _C.int16, 4: _C.int32, 8: _C.int64}
+
+
+def _raw_view(t):
+    """A contiguous CPU tensor whose elements hold t's bytes (complex128 stays itself)."""
+    t = t.cpu().contiguous()
+    if t.dtype is _C.complex128 or t.dtype is _C.bool:
+        return t
+    return t.view(_BYTES_DTYPES[t.element_size()])
+
+
+def _rebuild_tensor(raw, dtype, shape, device):
+    """Inverse of Tensor.__reduce_ex__."""
+    if device == "meta":
+        return _C.empty(shape, dtype=dtype, device="meta")
+    t = _C.from_numpy(raw.copy())
+    if t.dtype is not dtype:
+        t = t.view(dtype)
+    t = t.reshape(shape)
+    return t if device == "cpu" else t.to(device)
+
+
+def _reduce_ex(self, protocol):
+    # Data travels as a NumPy array of same-sized integers, so every dtype (bfloat16 too) and
+    # pickle protocol works; subclasses are rebuilt as ember.Tensor.
+    device = str(self.device)
+    raw = None if device == "meta" else _raw_view(self).numpy()
+    return (_rebuild_tensor, (raw, self.dtype, tuple(self.shape), device))
+
+
+def _deepcopy(self, memo):
+    if id(self) in memo:
+        return memo[id(self)]
+    new = self.clone()
+    if type(self) is not _C.Tensor:
+        new = _C._make_subclass(type(self), new)
+    if getattr(self, "__dict__", None):
+        import copy
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    memo[id(self)] = new
+    return new
+
+
+def install(cls):
+    cls.__reduce_ex__ = _reduce_ex
+    cls.__deepcopy__ = _deepcopy
+    cls.__copy__ = lambda self: self.clone()  # noqa: E731 - torch.Tensor has no shallow copy either

@@ -1,0 +1,3 @@
+"""Utilities mirroring torch.utils."""
+
+from . import dlpack  # noqa: F401

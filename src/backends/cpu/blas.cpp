@@ -1,0 +1,309 @@
+// Matrix products on the CPU. float32/float64/complex go to BLAS (OpenBLAS's OpenMP build,
+// so its threads are ours) or, for float32 where it is faster, oneDNN's JIT sgemm; matrices
+// with a unit stride in either dim are passed as they are with the matching transpose flag,
+// others are packed. Vector cases use gemv/dot. Integer types use a plain loop with
+// wrapping arithmetic, as PyTorch's integer matmul wraps.
+#include "backends/cpu/blas.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cpu/loops.h"
+#include "ember/error.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// How a rows x cols matrix with element strides (rs, cs) is passed to row-major BLAS: as it
+// is (trans = false, leading dim rs) or as the transpose of a row-major cols x rows matrix.
+struct Layout {
+  bool ok = false;
+  bool trans = false;
+  int64_t ld = 0;
+};
+
+Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  // The stride of a size-1 dim never matters: pick what makes the layout valid.
+  const int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
+  {
+    const int64_t r = rows == 1 ? c1 : rs, c = cols == 1 ? 1 : cs;
+    if (c == 1 && r >= c1 && r <= INT_MAX) return {true, false, r};
+  }
+  {
+    const int64_t r = rows == 1 ? 1 : rs, c = cols == 1 ? r1 : cs;
+    if (r == 1 && c >= r1 && c <= INT_MAX) return {true, true, c};
+  }
+  return {};
+}
+
+// Element stride usable as a BLAS increment for a vector of n elements (0 when it needs
+// packing: BLAS reads a zero or negative increment differently).
+int64_t blas_inc(int64_t n, int64_t stride) {
+  if (n <= 1) return 1;
+  return stride > 0 && stride <= INT_MAX ? stride : 0;
+}
+
+template <typename T>
+std::vector<T> pack(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  std::vector<T> v(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) v[i * cols + j] = p[i * rs + j * cs];
+  return v;
+}
+
+bool use_onednn(int64_t m, int64_t n, int64_t k) {
+  static const int forced = [] {
+    const char* e = std::getenv("EMBER_SGEMM");
+    if (!e) return -1;
+    std::string_view s(e);
+    return s == "onednn" ? 1 : s == "openblas" ? 0 : -1;
+  }();
+  if (forced >= 0) return forced == 1;
+  // Measured on the project's machine (2 threads, OPENBLAS_CORETYPE=Haswell): oneDNN's JIT
+  // kernels win once the product is large enough to amortize its per-call setup; OpenBLAS
+  // wins on small and skinny products.
+  return m >= 512 && n >= 512 && k >= 512;
+}
+
+// ---- per-dtype BLAS entry points (row-major)
+template <typename T> struct Blas;
+template <> struct Blas<float> {
+  static void gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                   float* c, int ldc) {
+    if (use_onednn(m, n, k)) {
+      dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.f, a, lda, b, ldb, 0.f, c, ldc);
+      if (st == dnnl_success) return;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.f,
+                a, lda, b, ldb, 0.f, c, ldc);
+  }
+  static void gemv(bool t, int rows, int cols, const float* a, int lda, const float* x, int incx, float* y, int incy) {
+    cblas_sgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, 1.f, a, lda, x, incx, 0.f, y, incy);
+  }
+  static float dot(int n, const float* x, int incx, const float* y, int incy) { return cblas_sdot(n, x, incx, y, incy); }
+};
+template <> struct Blas<double> {
+  static void gemm(bool ta, bool tb, int m, int n, int k, const double* a, int lda, const double* b, int ldb,
+                   double* c, int ldc) {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0,
+                a, lda, b, ldb, 0.0, c, ldc);
+  }
+  static void gemv(bool t, int rows, int cols, const double* a, int lda, const double* x, int incx, double* y, int incy) {
+    cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, 1.0, a, lda, x, incx, 0.0, y, incy);
+  }
+  static double dot(int n, const double* x, int incx, const double* y, int incy) { return cblas_ddot(n, x, incx, y, incy); }
+};
+template <> struct Blas<complex64> {
+  static void gemm(bool ta, bool tb, int m, int n, int k, const complex64* a, int lda, const complex64* b, int ldb,
+                   complex64* c, int ldc) {
+    const complex64 one(1, 0), zero(0, 0);
+    cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &one,
+                a, lda, b, ldb, &zero, c, ldc);
+  }
+  static void gemv(bool t, int rows, int cols, const complex64* a, int lda, const complex64* x, int incx,
+                   complex64* y, int incy) {
+    const complex64 one(1, 0), zero(0, 0);
+    cblas_cgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, &one, a, lda, x, incx, &zero, y, incy);
+  }
+  static complex64 dot(int n, const complex64* x, int incx, const complex64* y, int incy) {
+    complex64 r;
+    cblas_cdotu_sub(n, x, incx, y, incy, &r);
+    return r;
+  }
+};
+template <> struct Blas<complex128> {
+  static void gemm(bool ta, bool tb, int m, int n, int k, const complex128* a, int lda, const complex128* b,
+                   int ldb, complex128* c, int ldc) {
+    const complex128 one(1, 0), zero(0, 0);
+    cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &one,
+                a, lda, b, ldb, &zero, c, ldc);
+  }
+  static void gemv(bool t, int rows, int cols, const complex128* a, int lda, const complex128* x, int incx,
+                   complex128* y, int incy) {
+    const complex128 one(1, 0), zero(0, 0);
+    cblas_zgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, &one, a, lda, x, incx, &zero, y, incy);
+  }
+  static complex128 dot(int n, const complex128* x, int incx, const complex128* y, int incy) {
+    complex128 r;
+    cblas_zdotu_sub(n, x, incx, y, incy, &r);
+    return r;
+  }
+};
+
+// One product C = A @ B through BLAS; k >= 1, m, n >= 1, all <= INT_MAX.
+template <typename T>
+void blas_matrix(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
+                 int64_t b_rs, int64_t b_cs, T* c, int64_t c_rs, int64_t c_cs) {
+  using B = Blas<T>;
+  std::vector<T> pa, pb;
+  if (m == 1 && n == 1) {  // dot
+    int64_t ia = blas_inc(k, a_cs), ib = blas_inc(k, b_rs);
+    if (!ia) { pa = pack(a, 1, k, 0, a_cs); a = pa.data(); ia = 1; }
+    if (!ib) { pb = pack(b, k, 1, b_rs, 0); b = pb.data(); ib = 1; }
+    *c = B::dot(static_cast<int>(k), a, static_cast<int>(ia), b, static_cast<int>(ib));
+    return;
+  }
+  if (n == 1 || m == 1) {  // gemv: y = op(M) x
+    const bool col = n == 1;
+    // Matrix M (rows x cols as multiplied), vector x, output y.
+    const int64_t rows = col ? m : n, cols = k;
+    const T* mat = col ? a : b;
+    // As multiplied, M is A (m x k) or B^T (n x k).
+    const int64_t mrs = col ? a_rs : b_cs, mcs = col ? a_cs : b_rs;
+    const T* x = col ? b : a;
+    int64_t ix = blas_inc(k, col ? b_rs : a_cs);
+    const int64_t iy_raw = col ? c_rs : c_cs;
+    Layout lm = blas_layout(rows, cols, mrs, mcs);
+    if (!lm.ok) {
+      pa = pack(mat, rows, cols, mrs, mcs);
+      mat = pa.data();
+      lm = {true, false, cols};
+    }
+    if (!ix) { pb = pack(x, k, 1, col ? b_rs : a_cs, 0); x = pb.data(); ix = 1; }
+    const int64_t iy = blas_inc(rows, iy_raw);
+    std::vector<T> py;
+    T* y = c;
+    if (!iy) { py.resize(static_cast<size_t>(rows)); y = py.data(); }
+    // Stored row-major as M (rows x cols) or as M^T (cols x rows).
+    if (!lm.trans) B::gemv(false, static_cast<int>(rows), static_cast<int>(cols), mat, static_cast<int>(lm.ld), x,
+                           static_cast<int>(ix), y, static_cast<int>(iy ? iy : 1));
+    else B::gemv(true, static_cast<int>(cols), static_cast<int>(rows), mat, static_cast<int>(lm.ld), x,
+                 static_cast<int>(ix), y, static_cast<int>(iy ? iy : 1));
+    if (!iy)
+      for (int64_t i = 0; i < rows; ++i) c[i * iy_raw] = py[static_cast<size_t>(i)];
+    return;
+  }
+  Layout la = blas_layout(m, k, a_rs, a_cs), lb = blas_layout(k, n, b_rs, b_cs);
+  if (!la.ok) { pa = pack(a, m, k, a_rs, a_cs); a = pa.data(); la = {true, false, k}; }
+  if (!lb.ok) { pb = pack(b, k, n, b_rs, b_cs); b = pb.data(); lb = {true, false, n}; }
+  Layout lc = blas_layout(m, n, c_rs, c_cs);
+  if (lc.ok && !lc.trans) {
+    B::gemm(la.trans, lb.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a,
+            static_cast<int>(la.ld), b, static_cast<int>(lb.ld), c, static_cast<int>(lc.ld));
+  } else if (lc.ok) {
+    // C stored column-major: compute C^T = B^T A^T into it.
+    B::gemm(!lb.trans, !la.trans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), b,
+            static_cast<int>(lb.ld), a, static_cast<int>(la.ld), c, static_cast<int>(lc.ld));
+  } else {
+    std::vector<T> pc(static_cast<size_t>(m * n));
+    B::gemm(la.trans, lb.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a,
+            static_cast<int>(la.ld), b, static_cast<int>(lb.ld), pc.data(), static_cast<int>(n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * c_rs + j * c_cs] = pc[static_cast<size_t>(i * n + j)];
+  }
+}
+
+// Integer products: one output row per task, 256 columns at a time, accumulated in a wide
+// unsigned type so that overflow wraps (modulo 2^bits, as PyTorch's integer matmul does).
+template <typename T>
+void int_rows(const GemmArgs& g, int64_t row_begin, int64_t row_end) {
+  using U = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
+  constexpr int64_t kCols = 256;
+  U acc[kCols];
+  const T* A = static_cast<const T*>(g.a);
+  const T* Bm = static_cast<const T*>(g.b);
+  T* C = static_cast<T*>(g.c);
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t bi = r / g.m, i = r % g.m;
+    const T* a = A + bi * g.a_batch + i * g.a_rs;
+    const T* b = Bm + bi * g.b_batch;
+    T* c = C + bi * g.c_batch + i * g.c_rs;
+    for (int64_t j0 = 0; j0 < g.n; j0 += kCols) {
+      const int64_t w = std::min(kCols, g.n - j0);
+      std::fill(acc, acc + w, U(0));
+      for (int64_t p = 0; p < g.k; ++p) {
+        const U av = static_cast<U>(a[p * g.a_cs]);
+        const T* brow = b + p * g.b_rs + j0 * g.b_cs;
+        if (g.b_cs == 1) {
+          for (int64_t j = 0; j < w; ++j) acc[j] += av * static_cast<U>(brow[j]);
+        } else {
+          for (int64_t j = 0; j < w; ++j) acc[j] += av * static_cast<U>(brow[j * g.b_cs]);
+        }
+      }
+      for (int64_t j = 0; j < w; ++j) c[(j0 + j) * g.c_cs] = static_cast<T>(acc[j]);
+    }
+  }
+}
+
+template <typename T>
+void int_gemm(const GemmArgs& g) {
+  const int64_t rows = g.batch * g.m;
+  const int nt = threads_for(rows * g.n * g.k, kGrainSize);
+  if (nt <= 1) return int_rows<T>(g, 0, rows);
+#pragma omp parallel num_threads(nt)
+  {
+    const int64_t t = omp_get_thread_num(), T_ = omp_get_num_threads();
+    int_rows<T>(g, rows * t / T_, rows * (t + 1) / T_);
+  }
+}
+
+template <typename T>
+void blas_gemm(const GemmArgs& g) {
+  const T* A = static_cast<const T*>(g.a);
+  const T* Bm = static_cast<const T*>(g.b);
+  T* C = static_cast<T*>(g.c);
+  auto one = [&](int64_t i) {
+    blas_matrix<T>(g.m, g.n, g.k, A + i * g.a_batch, g.a_rs, g.a_cs, Bm + i * g.b_batch, g.b_rs, g.b_cs,
+                   C + i * g.c_batch, g.c_rs, g.c_cs);
+  };
+  // Many small products: one per thread, each BLAS call single-threaded (OpenBLAS and oneDNN
+  // run serially inside a parallel region). Large products: BLAS threads each one.
+  const int64_t work = g.m * g.n * g.k;
+  const int nt = g.batch > 1 && work < 96 * 96 * 96 ? threads_for(g.batch * work, kGrainSize) : 1;
+  if (nt <= 1) {
+    for (int64_t i = 0; i < g.batch; ++i) one(i);
+    return;
+  }
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < g.batch; ++i) one(i);
+}
+
+void zero_fill(const GemmArgs& g) {
+  const size_t isz = itemsize(g.dtype);
+  char* C = static_cast<char*>(g.c);
+  for (int64_t bi = 0; bi < g.batch; ++bi)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j)
+        std::memset(C + (bi * g.c_batch + i * g.c_rs + j * g.c_cs) * static_cast<int64_t>(isz), 0, isz);
+}
+
+}  // namespace
+
+const char* sgemm_backend(int64_t m, int64_t n, int64_t k) {
+  return use_onednn(m, n, k) ? "onednn" : "openblas";
+}
+
+void gemm(const GemmArgs& g) {
+  if (g.batch == 0 || g.m == 0 || g.n == 0) return;
+  if (g.k == 0) return zero_fill(g);
+  switch (g.dtype) {
+    case kUInt8: return int_gemm<uint8_t>(g);
+    case kInt8: return int_gemm<int8_t>(g);
+    case kInt16: return int_gemm<int16_t>(g);
+    case kInt32: return int_gemm<int32_t>(g);
+    case kInt64: return int_gemm<int64_t>(g);
+    default: break;
+  }
+  EMBER_CHECK(g.m <= INT_MAX && g.n <= INT_MAX && g.k <= INT_MAX, RuntimeError,
+              "matmul: matrix dims above 2^31-1 are not supported (", g.m, "x", g.k, " @ ", g.k, "x", g.n, ")");
+  switch (g.dtype) {
+    case kFloat: return blas_gemm<float>(g);
+    case kDouble: return blas_gemm<double>(g);
+    case kComplexFloat: return blas_gemm<complex64>(g);
+    case kComplexDouble: return blas_gemm<complex128>(g);
+    default: EMBER_FAIL(RuntimeError, "\"matmul\" not implemented for '", g.dtype, "'");
+  }
+}
+
+}  // namespace ember::cpu

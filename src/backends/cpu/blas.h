@@ -1,0 +1,31 @@
+// Matrix products on the CPU: BLAS (OpenBLAS, OpenMP build) and oneDNN glue, plus plain
+// loops for the integer dtypes.
+#pragma once
+
+#include <cstdint>
+
+#include "ember/dtype.h"
+
+namespace ember::cpu {
+
+// C[i] = A[i] @ B[i] for i < batch, with A[i] m x k, B[i] k x n, C[i] m x n. Strides are in
+// elements (batch stride 0 broadcasts a matrix); C is written, never read. Operands with a
+// unit stride in either matrix dim go to BLAS as they are (transposed as needed); others are
+// packed first. dtype: float32, float64, complex64, complex128 or an integer type.
+struct GemmArgs {
+  ScalarType dtype = ScalarType::Undefined;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t a_batch = 0, a_rs = 0, a_cs = 0;
+  const void* b = nullptr;
+  int64_t b_batch = 0, b_rs = 0, b_cs = 0;
+  void* c = nullptr;
+  int64_t c_batch = 0, c_rs = 0, c_cs = 0;
+};
+void gemm(const GemmArgs& args);
+
+// Which float32 GEMM serves an m x n x k product ("openblas" or "onednn"), for tests and
+// benchmarks; EMBER_SGEMM=openblas|onednn forces one.
+const char* sgemm_backend(int64_t m, int64_t n, int64_t k);
+
+}  // namespace ember::cpu

@@ -1,0 +1,701 @@
+// Reduction kernels: sum, mean, max, min (values) and max/min with indices along one dim.
+//
+// A reduction op is a small policy (identity, load, combine, finish); one driver runs every
+// policy over a ReduceLoop in one of two layouts:
+//  - inner: each output reduces rows that are contiguous (or strided) in the input. Rows are
+//    summed into L independent lane accumulators (four vectors' worth, so the adds pipeline
+//    and the compiler vectorizes them at this build's width without reassociating), and for
+//    floating types every block of lanes is flushed into a binary-counter cascade: pairwise
+//    summation over blocks, O(log n) error growth like PyTorch's cascade sum.
+//  - outer: the innermost kept dim is contiguous and the reduced dims are not; a tile of W
+//    adjacent outputs is accumulated across rows (vectorized across the tile), with the same
+//    blockwise cascade across rows.
+// Threads split the outputs, or, when there are few outputs and much to reduce, the reduced
+// range into chunks whose bounds depend only on the sizes; chunk partials are combined in a
+// fixed tree. Results are therefore the same whatever the number of threads.
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+
+#include "backends/cpu/kernels/basic_loops.h"
+#include "backends/cpu/stubs.h"
+#include "core/dtype_dispatch.h"
+
+namespace ember::cpu {
+namespace isa_Default {
+void reduce_kernel(const ReduceLoop& loop, ReduceOp op);
+void arg_reduce_kernel(const ReduceLoop& loop, ReduceOp op);
+}  // namespace isa_Default
+namespace EMBER_ISA_NAMESPACE {
+namespace {
+
+#if defined(__AVX512F__)
+constexpr int kVecBytes = 64;
+#elif defined(__AVX2__)
+constexpr int kVecBytes = 32;
+#else
+constexpr int kVecBytes = 16;
+#endif
+constexpr int kLaneBytes = 4 * kVecBytes;  // four vector accumulators hide the add latency
+#ifndef EMBER_REDUCE_TILE_BYTES
+#define EMBER_REDUCE_TILE_BYTES 4096
+#endif
+// Width of an outer-reduction tile: long contiguous runs per row keep the prefetchers busy.
+constexpr int kTileBytes = EMBER_REDUCE_TILE_BYTES;
+
+// Reductions smaller than this run as one plain loop per output.
+constexpr int64_t kSmallReduce = 64;
+// Fewer outputs than this, each reducing at least kChunkMin elements: split each reduction
+// into chunks (thread-count independent, so results do not depend on the thread count).
+constexpr int64_t kFewOutputs = 8;
+constexpr int64_t kChunkMin = 32768;
+constexpr int kMaxChunks = 64;
+
+// ---------------------------------------------------------------- policies
+template <typename T>
+constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_complex_v<T>;
+
+template <typename In, typename Acc, typename Out, bool IsMean>
+struct SumOp {
+  using in_t = In;
+  using acc_t = Acc;
+  using out_t = Out;
+  static constexpr bool kCascade = is_float_like_v<Acc>;
+  static Acc identity() { return Acc(0); }
+  static Acc load(In x) { return convert<Acc>(x); }
+  static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_same_v<Acc, bool>) {
+      return a || b;
+    } else if constexpr (std::is_integral_v<Acc>) {
+      using U = std::make_unsigned_t<Acc>;  // wraps like PyTorch, without signed overflow
+      return static_cast<Acc>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+  static Out finish(Acc a, int64_t n) {
+    Out s = convert<Out>(a);
+    if constexpr (IsMean) {
+      // PyTorch's mean is the sum in the result dtype divided by the count.
+      if constexpr (is_complex_v<Out>) {
+        using V = typename Out::value_type;
+        return Out(s.real() / static_cast<V>(n), s.imag() / static_cast<V>(n));
+      } else {
+        using M = opmath_t<Out>;
+        return Out(static_cast<M>(s) / static_cast<M>(n));
+      }
+    }
+    return s;
+  }
+};
+
+template <typename T, bool IsMax>
+struct MinMaxOp {
+  using M = opmath_t<T>;
+  using in_t = T;
+  using acc_t = M;
+  using out_t = T;
+  static constexpr bool kCascade = false;
+  static M identity() {
+    if constexpr (std::is_same_v<M, bool>) return !IsMax;
+    else if constexpr (std::is_floating_point_v<M>)
+      return IsMax ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
+    else return IsMax ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
+  }
+  static M load(T x) { return static_cast<M>(x); }
+  // NaN is sticky: once the accumulator holds one, comparisons with it are false.
+  static M combine(M a, M x) {
+    if constexpr (std::is_floating_point_v<M>) {
+      if constexpr (IsMax) return (x > a || x != x) ? x : a;
+      else return (x < a || x != x) ? x : a;
+    } else {
+      if constexpr (IsMax) return x > a ? x : a;
+      else return x < a ? x : a;
+    }
+  }
+  static T finish(M a, int64_t) { return static_cast<T>(a); }
+};
+
+// ---------------------------------------------------------------- accumulation helpers
+// Partials combined pairwise: a binary counter whose level l holds the combination of 2^l
+// consecutive blocks.
+template <class Op>
+struct Cascade {
+  using Acc = typename Op::acc_t;
+  Acc level[64];
+  uint64_t used = 0;
+  void push(Acc v) {
+    int l = 0;
+    while (used >> l & 1) {
+      v = Op::combine(level[l], v);
+      used &= ~(uint64_t(1) << l);
+      ++l;
+    }
+    level[l] = v;
+    used |= uint64_t(1) << l;
+  }
+  Acc result() const {
+    Acc r = Op::identity();
+    bool first = true;
+    for (int l = 0; l < 64; ++l) {
+      if (!(used >> l & 1)) continue;
+      r = first ? level[l] : Op::combine(level[l], r);
+      first = false;
+    }
+    return r;
+  }
+};
+
+template <class Op, int L>
+inline void accumulate_lanes(typename Op::acc_t* __restrict acc, const typename Op::in_t* __restrict p,
+                             int64_t n) {
+  using Acc = typename Op::acc_t;
+  Acc a[L];
+  for (int j = 0; j < L; ++j) a[j] = acc[j];
+  for (int64_t i = 0; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) a[j] = Op::combine(a[j], Op::load(p[i + j]));
+  for (int j = 0; j < L; ++j) acc[j] = a[j];
+}
+
+// Accumulates a stream of contiguous or strided runs into one result, in order.
+template <class Op>
+struct RowAccum {
+  using In = typename Op::in_t;
+  using Acc = typename Op::acc_t;
+  static constexpr int L = sizeof(Acc) >= kLaneBytes ? 1 : kLaneBytes / static_cast<int>(sizeof(Acc));
+  // Elements per lane block before it is flushed into the cascade (64 per lane).
+  static constexpr int64_t kBlock = Op::kCascade ? 64 * L : std::numeric_limits<int64_t>::max();
+
+  Acc lanes[L];
+  int64_t in_block = 0;
+  Cascade<Op> cascade;
+
+  RowAccum() { reset_lanes(); }
+  void reset_lanes() {
+    for (int j = 0; j < L; ++j) lanes[j] = Op::identity();
+  }
+  void flush() {
+    for (int w = L / 2; w >= 1; w /= 2)
+      for (int j = 0; j < w; ++j) lanes[j] = Op::combine(lanes[j], lanes[j + w]);
+    cascade.push(lanes[0]);
+    reset_lanes();
+    in_block = 0;
+  }
+  void add_contig(const In* p, int64_t n) {
+    while (n > 0) {
+      const int64_t take = std::min(n, kBlock - in_block);
+      const int64_t vec = take / L * L;
+      accumulate_lanes<Op, L>(lanes, p, vec);
+      for (int64_t i = vec; i < take; ++i) lanes[i - vec] = Op::combine(lanes[i - vec], Op::load(p[i]));
+      in_block += take;
+      p += take;
+      n -= take;
+      if (in_block == kBlock) flush();
+    }
+  }
+  void add_strided(const char* p, int64_t stride, int64_t n) {
+    while (n > 0) {
+      const int64_t take = std::min(n, kBlock - in_block);
+      for (int64_t i = 0; i < take; ++i)
+        lanes[i % L] = Op::combine(lanes[i % L], Op::load(load<In>(p + i * stride)));
+      in_block += take;
+      p += take * stride;
+      n -= take;
+      if (in_block == kBlock) flush();
+    }
+  }
+  Acc result() {
+    if (in_block > 0 || cascade.used == 0) flush();
+    return cascade.result();
+  }
+};
+
+// Multi-index walk over dims `first..n-1` of (sizes, strides): the byte offset of linear
+// position `pos` (dim `first` innermost).
+struct Walker {
+  int n = 0;
+  const int64_t* size = nullptr;
+  const int64_t* stride = nullptr;
+  int64_t idx[ReduceLoop::kMaxDims] = {};
+  int64_t offset = 0;
+  Walker(int ndim, const int64_t* sizes, const int64_t* strides, int64_t pos)
+      : n(ndim), size(sizes), stride(strides) {
+    for (int d = 0; d < n; ++d) {
+      idx[d] = pos % size[d];
+      pos /= size[d];
+      offset += idx[d] * stride[d];
+    }
+  }
+  void next() {
+    for (int d = 0; d < n; ++d) {
+      if (++idx[d] < size[d]) { offset += stride[d]; return; }
+      offset -= (size[d] - 1) * stride[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// Offsets of outputs in the loop's kept dims: input and output byte offsets per position.
+struct KeptWalker {
+  int n;
+  const ReduceLoop& L;
+  int first;
+  int64_t idx[ReduceLoop::kMaxDims] = {};
+  int64_t in_off = 0, out_off[ReduceLoop::kMaxOutputs] = {};
+  KeptWalker(const ReduceLoop& loop, int first_dim, int64_t pos) : n(loop.nkept), L(loop), first(first_dim) {
+    for (int d = first; d < n; ++d) {
+      idx[d] = pos % L.kept_size[d];
+      pos /= L.kept_size[d];
+      in_off += idx[d] * L.kept_in[d];
+      for (int j = 0; j < L.nout; ++j) out_off[j] += idx[d] * L.kept_out[j][d];
+    }
+  }
+  void next() {
+    for (int d = first; d < n; ++d) {
+      if (++idx[d] < L.kept_size[d]) {
+        in_off += L.kept_in[d];
+        for (int j = 0; j < L.nout; ++j) out_off[j] += L.kept_out[j][d];
+        return;
+      }
+      in_off -= (L.kept_size[d] - 1) * L.kept_in[d];
+      for (int j = 0; j < L.nout; ++j) out_off[j] -= (L.kept_size[d] - 1) * L.kept_out[j][d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// Runs f(begin, end) over [0, n) split across threads (or inline when one suffices).
+template <typename F>
+void parallel_range(int64_t n, int64_t work_per_item, const F& f) {
+  const int nt = threads_for(n * std::max<int64_t>(work_per_item, 1));
+  if (nt <= 1 || n < 2) {
+    f(int64_t(0), n);
+    return;
+  }
+#pragma omp parallel num_threads(std::min<int64_t>(nt, n))
+  {
+    const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+    const int64_t b = n * t / T, e = n * (t + 1) / T;
+    if (b < e) f(b, e);
+  }
+}
+
+// Chunk bounds of a reduction of n elements: a function of n only.
+inline int64_t chunk_length(int64_t n, int64_t granule) {
+  int64_t len = std::max<int64_t>(kChunkMin, (n + kMaxChunks - 1) / kMaxChunks);
+  return (len + granule - 1) / granule * granule;
+}
+
+template <class Op, typename Acc>
+Acc combine_tree(Acc* partial, int n) {
+  for (int w = 1; w < n; w *= 2)
+    for (int c = 0; c + w < n; c += 2 * w) partial[c] = Op::combine(partial[c], partial[c + w]);
+  return partial[0];
+}
+
+// ---------------------------------------------------------------- the driver
+template <class Op>
+struct Driver {
+  using In = typename Op::in_t;
+  using Acc = typename Op::acc_t;
+  using Out = typename Op::out_t;
+  const ReduceLoop& L;
+  const int64_t R;
+
+  explicit Driver(const ReduceLoop& loop) : L(loop), R(loop.reduce_size) {}
+
+  // Reduced positions [b, e) of the output whose input starts at `base`, into acc.
+  void reduce_rows(const char* base, int64_t b, int64_t e, RowAccum<Op>& acc) const {
+    if (L.nred == 0) {
+      acc.add_contig(reinterpret_cast<const In*>(base), 1);
+      return;
+    }
+    const int64_t r0 = L.red_size[0], s0 = L.red_in[0];
+    Walker w(L.nred - 1, L.red_size + 1, L.red_in + 1, b / r0);
+    int64_t start = b % r0, pos = b;
+    while (pos < e) {
+      const int64_t n = std::min(r0 - start, e - pos);
+      const char* p = base + w.offset + start * s0;
+      if (s0 == static_cast<int64_t>(sizeof(In))) acc.add_contig(reinterpret_cast<const In*>(p), n);
+      else acc.add_strided(p, s0, n);
+      pos += n;
+      start = 0;
+      w.next();
+    }
+  }
+
+  Acc reduce_small(const char* base) const {
+    Acc a = Op::identity();
+    if (L.nred == 0) return Op::combine(a, Op::load(load<In>(base)));
+    const int64_t r0 = L.red_size[0], s0 = L.red_in[0];
+    Walker w(L.nred - 1, L.red_size + 1, L.red_in + 1, 0);
+    for (int64_t pos = 0; pos < R; pos += r0, w.next()) {
+      const char* p = base + w.offset;
+      for (int64_t i = 0; i < r0; ++i) a = Op::combine(a, Op::load(load<In>(p + i * s0)));
+    }
+    return a;
+  }
+
+  Acc reduce_one(const char* base) const {
+    if (R <= kSmallReduce) return reduce_small(base);
+    RowAccum<Op> acc;
+    reduce_rows(base, 0, R, acc);
+    return acc.result();
+  }
+
+  void store(int64_t out_off, Acc a) const {
+    *reinterpret_cast<Out*>(L.out[0] + out_off) = Op::finish(a, R);
+  }
+
+  // ---- inner layout: one output at a time
+  void run_inner() const {
+    const int64_t O = L.num_outputs;
+    if (O < kFewOutputs && R >= 2 * kChunkMin) {
+      KeptWalker k(L, 0, 0);
+      for (int64_t o = 0; o < O; ++o, k.next()) store(k.out_off[0], reduce_chunked(L.in + k.in_off));
+      return;
+    }
+    parallel_range(O, R, [&](int64_t b, int64_t e) {
+      KeptWalker k(L, 0, b);
+      for (int64_t o = b; o < e; ++o, k.next()) store(k.out_off[0], reduce_one(L.in + k.in_off));
+    });
+  }
+
+  Acc reduce_chunked(const char* base) const {
+    const int64_t len = chunk_length(R, RowAccum<Op>::L);
+    const int nchunks = static_cast<int>((R + len - 1) / len);
+    Acc partial[kMaxChunks];
+    parallel_range(nchunks, len, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        RowAccum<Op> acc;
+        reduce_rows(base, c * len, std::min(R, (c + 1) * len), acc);
+        partial[c] = acc.result();
+      }
+    });
+    return combine_tree<Op>(partial, nchunks);
+  }
+
+  // ---- outer layout: tiles of W adjacent outputs along the contiguous kept dim
+  static constexpr int W = kTileBytes / static_cast<int>(sizeof(Acc)) > 0
+                               ? kTileBytes / static_cast<int>(sizeof(Acc)) : 1;
+
+  // Rows [b, e) of the tile at `base` (w <= W columns) into r[0..W). Floating sums use a
+  // fixed four-level cascade: level 0 takes 64 rows, each level above 64 flushes of the one
+  // below, the top the rest; a fixed structure keeps the buffers on the stack.
+  static constexpr int kLevels = Op::kCascade ? 4 : 1;
+  template <int FullW>
+  void tile_rows(const char* base, int w, int64_t b, int64_t e, Acc* r) const {
+    const int cols = FullW > 0 ? FullW : w;
+    Acc lv[kLevels][W];
+    int64_t count[kLevels] = {};
+    for (int l = 0; l < kLevels; ++l)
+      for (int k = 0; k < cols; ++k) lv[l][k] = Op::identity();
+    Walker wk(L.nred, L.red_size, L.red_in, b);
+    for (int64_t pos = b; pos < e; ++pos, wk.next()) {
+      const In* row = reinterpret_cast<const In*>(base + wk.offset);
+      Acc* a = lv[0];
+      if constexpr (FullW > 0) {
+        for (int k = 0; k < FullW; ++k) a[k] = Op::combine(a[k], Op::load(row[k]));
+      } else {
+        for (int k = 0; k < w; ++k) a[k] = Op::combine(a[k], Op::load(row[k]));
+      }
+      if constexpr (kLevels > 1) {
+        for (int l = 0; l + 1 < kLevels && ++count[l] == 64; ++l) {
+          count[l] = 0;
+          for (int k = 0; k < cols; ++k) {
+            lv[l + 1][k] = Op::combine(lv[l + 1][k], lv[l][k]);
+            lv[l][k] = Op::identity();
+          }
+        }
+      }
+    }
+    for (int k = 0; k < cols; ++k) {
+      Acc t = lv[kLevels - 1][k];
+      for (int l = kLevels - 2; l >= 0; --l) t = Op::combine(t, lv[l][k]);
+      r[k] = t;
+    }
+  }
+
+  void tile_reduce(const char* base, int w, int64_t b, int64_t e, Acc* r) const {
+    if (w == W) tile_rows<W>(base, w, b, e, r);
+    else tile_rows<0>(base, w, b, e, r);
+  }
+
+  void run_outer() const {
+    const int64_t K = L.kept_size[0];
+    const int64_t tiles = (K + W - 1) / W;
+    const int64_t units = L.num_outputs / K * tiles;
+    const int64_t isz = static_cast<int64_t>(sizeof(In));
+    auto unit_base = [&](int64_t u, int64_t* out_off, int* w) {
+      KeptWalker k(L, 1, u / tiles);
+      const int64_t t = u % tiles;
+      *w = static_cast<int>(std::min<int64_t>(W, K - t * W));
+      *out_off = k.out_off[0] + t * W * L.kept_out[0][0];
+      return L.in + k.in_off + t * W * isz;
+    };
+    auto store_tile = [&](int64_t out_off, int w, const Acc* r) {
+      for (int k = 0; k < w; ++k) store(out_off + k * L.kept_out[0][0], r[k]);
+    };
+    if (units < kFewOutputs && R >= 4096) {
+      // Few tiles, many rows: chunks of rows per tile, combined in a fixed tree.
+      constexpr int kTileChunks = 16;
+      const int64_t len = std::max<int64_t>(1024, (R + kTileChunks - 1) / kTileChunks);
+      const int nchunks = static_cast<int>((R + len - 1) / len);
+      for (int64_t u = 0; u < units; ++u) {
+        int64_t out_off;
+        int w;
+        const char* base = unit_base(u, &out_off, &w);
+        Acc partial[kTileChunks][W];
+        parallel_range(nchunks, len * w, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) tile_reduce(base, w, c * len, std::min(R, (c + 1) * len), partial[c]);
+        });
+        for (int s = 1; s < nchunks; s *= 2)
+          for (int c = 0; c + s < nchunks; c += 2 * s)
+            for (int k = 0; k < w; ++k) partial[c][k] = Op::combine(partial[c][k], partial[c + s][k]);
+        store_tile(out_off, w, partial[0]);
+      }
+      return;
+    }
+    parallel_range(units, R * W, [&](int64_t b, int64_t e) {
+      Acc r[W];
+      for (int64_t u = b; u < e; ++u) {
+        int64_t out_off;
+        int w;
+        const char* base = unit_base(u, &out_off, &w);
+        tile_reduce(base, w, 0, R, r);
+        store_tile(out_off, w, r);
+      }
+    });
+  }
+
+  void run() const {
+    const int64_t isz = static_cast<int64_t>(sizeof(In));
+    if (L.num_outputs == 0) return;
+    if (R == 0) {
+      KeptWalker k(L, 0, 0);
+      for (int64_t o = 0; o < L.num_outputs; ++o, k.next()) store(k.out_off[0], Op::identity());
+      return;
+    }
+    const bool outer = L.nkept > 0 && L.nred > 0 && L.kept_in[0] == isz && L.red_in[0] != isz;
+    if (outer) run_outer();
+    else run_inner();
+  }
+};
+
+template <class Op>
+void run_reduce(const ReduceLoop& loop) {
+  Driver<Op>(loop).run();
+}
+
+template <typename T>
+void sum_typed(const ReduceLoop& loop, bool mean) {
+  using Acc = opmath_t<T>;
+  if (loop.out_dtype == loop.in_dtype) {
+    if constexpr (is_float_like_v<Acc>) {
+      if (mean) return run_reduce<SumOp<T, Acc, T, true>>(loop);
+    }
+    EMBER_INTERNAL_ASSERT(!mean, "mean of ", loop.in_dtype);
+    return run_reduce<SumOp<T, Acc, T, false>>(loop);
+  }
+  if constexpr (std::is_integral_v<T>) {
+    EMBER_INTERNAL_ASSERT(loop.out_dtype == kInt64 && !mean, "sum from ", loop.in_dtype, " to ", loop.out_dtype);
+    return run_reduce<SumOp<T, int64_t, int64_t, false>>(loop);
+  }
+  EMBER_FAIL(RuntimeError, "sum: no kernel from ", loop.in_dtype, " to ", loop.out_dtype);
+}
+
+template <typename T>
+void minmax_typed(const ReduceLoop& loop, bool is_max) {
+  if constexpr (is_complex_v<T>) {
+    EMBER_FAIL(RuntimeError, "\"", is_max ? "max" : "min", "_all\" not implemented for '", loop.in_dtype, "'");
+  } else {
+    if (is_max) run_reduce<MinMaxOp<T, true>>(loop);
+    else run_reduce<MinMaxOp<T, false>>(loop);
+  }
+}
+
+// ---------------------------------------------------------------- max/min with indices
+template <typename T, bool IsMax>
+struct ArgDriver {
+  using M = opmath_t<T>;
+  const ReduceLoop& L;
+  const int64_t R;
+  const int64_t s;  // byte stride of the reduced dim
+  explicit ArgDriver(const ReduceLoop& loop)
+      : L(loop), R(loop.reduce_size), s(loop.nred ? loop.red_in[0] : 0) {}
+
+  // x replaces the current best b (seen earlier): strictly better, or the first NaN.
+  static bool better(M x, M b) {
+    if constexpr (std::is_floating_point_v<M>) {
+      if constexpr (IsMax) return x > b || (x != x && b == b);
+      else return x < b || (x != x && b == b);
+    } else {
+      if constexpr (IsMax) return x > b;
+      else return x < b;
+    }
+  }
+
+  void scan(const char* p, int64_t b, int64_t e, M* best, int64_t* at) const {
+    M v = static_cast<M>(load<T>(p + b * s));
+    int64_t i = b;
+    for (int64_t r = b + 1; r < e; ++r) {
+      M x = static_cast<M>(load<T>(p + r * s));
+      if (better(x, v)) { v = x; i = r; }
+    }
+    *best = v;
+    *at = i;
+  }
+
+  // Contiguous rows: L lanes each keep their best value and index (vectorizable: values and
+  // indices of one width), then lanes merge with ties going to the lower index.
+  void scan_contig(const T* p, int64_t n, M* best, int64_t* at) const {
+    using I = std::conditional_t<sizeof(M) == 4, int32_t, int64_t>;
+    constexpr int L = kLaneBytes / static_cast<int>(sizeof(M)) > 0 ? kLaneBytes / static_cast<int>(sizeof(M)) : 1;
+    if constexpr (sizeof(M) != 4 && sizeof(M) != 8) {
+      return scan(reinterpret_cast<const char*>(p), 0, n, best, at);
+    } else {
+      if (n < 4 * L || n > std::numeric_limits<I>::max()) return scan(reinterpret_cast<const char*>(p), 0, n, best, at);
+      M bv[L];
+      I bi[L];
+      for (int j = 0; j < L; ++j) { bv[j] = static_cast<M>(p[j]); bi[j] = static_cast<I>(j); }
+      int64_t i = L;
+      for (; i + L <= n; i += L) {
+        for (int j = 0; j < L; ++j) {
+          const M x = static_cast<M>(p[i + j]);
+          const bool take = better(x, bv[j]);
+          bv[j] = take ? x : bv[j];
+          bi[j] = take ? static_cast<I>(i + j) : bi[j];
+        }
+      }
+      M v = bv[0];
+      int64_t idx = bi[0];
+      for (int j = 1; j < L; ++j)
+        if (better(bv[j], v) || (!better(v, bv[j]) && bi[j] < idx)) { v = bv[j]; idx = bi[j]; }
+      for (; i < n; ++i) {
+        const M x = static_cast<M>(p[i]);
+        if (better(x, v)) { v = x; idx = i; }
+      }
+      *best = v;
+      *at = idx;
+    }
+  }
+
+  void scan_row(const char* p, M* best, int64_t* at) const {
+    if (s == static_cast<int64_t>(sizeof(T))) scan_contig(reinterpret_cast<const T*>(p), R, best, at);
+    else scan(p, 0, R, best, at);
+  }
+
+  void store(const int64_t* out_off, M v, int64_t i) const {
+    *reinterpret_cast<T*>(L.out[0] + out_off[0]) = static_cast<T>(v);
+    *reinterpret_cast<int64_t*>(L.out[1] + out_off[1]) = i;
+  }
+
+  void run_inner() const {
+    const int64_t O = L.num_outputs;
+    if (O < kFewOutputs && R >= 2 * kChunkMin) {
+      // Chunk results merged in order: a later chunk wins only when strictly better.
+      const int64_t len = chunk_length(R, 64);
+      const int nchunks = static_cast<int>((R + len - 1) / len);
+      KeptWalker k(L, 0, 0);
+      for (int64_t o = 0; o < O; ++o, k.next()) {
+        M best[kMaxChunks];
+        int64_t at[kMaxChunks];
+        const char* p = L.in + k.in_off;
+        parallel_range(nchunks, len, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            const int64_t lo = c * len, hi = std::min(R, (c + 1) * len);
+            if (s == static_cast<int64_t>(sizeof(T))) {
+              scan_contig(reinterpret_cast<const T*>(p) + lo, hi - lo, &best[c], &at[c]);
+              at[c] += lo;
+            } else {
+              scan(p, lo, hi, &best[c], &at[c]);
+            }
+          }
+        });
+        for (int c = 1; c < nchunks; ++c)
+          if (better(best[c], best[0])) { best[0] = best[c]; at[0] = at[c]; }
+        store(k.out_off, best[0], at[0]);
+      }
+      return;
+    }
+    parallel_range(O, R, [&](int64_t b, int64_t e) {
+      KeptWalker k(L, 0, b);
+      for (int64_t o = b; o < e; ++o, k.next()) {
+        M v;
+        int64_t i;
+        scan_row(L.in + k.in_off, &v, &i);
+        store(k.out_off, v, i);
+      }
+    });
+  }
+
+  static constexpr int W = 64;
+  void run_outer() const {
+    const int64_t K = L.kept_size[0];
+    const int64_t tiles = (K + W - 1) / W;
+    const int64_t units = L.num_outputs / K * tiles;
+    parallel_range(units, R * W, [&](int64_t b, int64_t e) {
+      M best[W];
+      int64_t at[W];
+      for (int64_t u = b; u < e; ++u) {
+        KeptWalker k(L, 1, u / tiles);
+        const int64_t t = u % tiles;
+        const int w = static_cast<int>(std::min<int64_t>(W, K - t * W));
+        const T* base = reinterpret_cast<const T*>(L.in + k.in_off) + t * W;
+        for (int j = 0; j < w; ++j) { best[j] = static_cast<M>(base[j]); at[j] = 0; }
+        for (int64_t r = 1; r < R; ++r) {
+          const T* row = reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + r * s);
+          for (int j = 0; j < w; ++j) {
+            const M x = static_cast<M>(row[j]);
+            const bool take = better(x, best[j]);
+            best[j] = take ? x : best[j];
+            at[j] = take ? r : at[j];
+          }
+        }
+        int64_t off[ReduceLoop::kMaxOutputs];
+        for (int j = 0; j < w; ++j) {
+          for (int q = 0; q < 2; ++q) off[q] = k.out_off[q] + (t * W + j) * L.kept_out[q][0];
+          store(off, best[j], at[j]);
+        }
+      }
+    });
+  }
+
+  void run() const {
+    if (L.num_outputs == 0 || R == 0) return;
+    const bool outer = L.nkept > 0 && L.nred > 0 && L.kept_in[0] == static_cast<int64_t>(sizeof(T)) &&
+                       s != static_cast<int64_t>(sizeof(T));
+    if (outer) run_outer();
+    else run_inner();
+  }
+};
+
+}  // namespace
+
+void reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
+  if (op == ReduceOp::Sum || op == ReduceOp::Mean) {
+    EMBER_DISPATCH_KERNEL(loop.in_dtype, "sum", reduce_kernel(loop, op),
+                          [&] { sum_typed<scalar_t>(loop, op == ReduceOp::Mean); });
+  } else {
+    EMBER_DISPATCH_KERNEL(loop.in_dtype, "max", reduce_kernel(loop, op),
+                          [&] { minmax_typed<scalar_t>(loop, op == ReduceOp::Max); });
+  }
+}
+
+void arg_reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
+  EMBER_DISPATCH_KERNEL(loop.in_dtype, "max", arg_reduce_kernel(loop, op), [&] {
+    if constexpr (is_complex_v<scalar_t>) {
+      EMBER_FAIL(RuntimeError, op == ReduceOp::Max ? "max" : "min", "(): does not support complex input");
+    } else {
+      if (op == ReduceOp::Max) ArgDriver<scalar_t, true>(loop).run();
+      else ArgDriver<scalar_t, false>(loop).run();
+    }
+  });
+}
+
+EMBER_REGISTER_STUB(reduce_stub, &reduce_kernel);
+EMBER_REGISTER_STUB(arg_reduce_stub, &arg_reduce_kernel);
+
+}  // namespace EMBER_ISA_NAMESPACE
+}  // namespace ember::cpu

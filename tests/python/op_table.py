@@ -1,0 +1,182 @@
+"""The op table: one row per public op, compared against PyTorch by test_op_table.py.
+
+A row names the op, how to call it in either library, the dtypes Ember declares for it,
+sample inputs per dtype (scalar, zero-size, non-contiguous, broadcast cases) and error
+inputs. Every new op adds its row here.
+"""
+from op_testing import (ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, ErrorSample, FLOATING, INTEGRAL,
+                        OpInfo, REAL, Sample, T)
+
+FLOAT_RESULT_UNARY = ALL_DTYPES  # integer and bool inputs compute in the default float dtype
+
+
+def _unary_samples(low=-5.0, high=5.0):
+    def samples(dtype):
+        return [
+            Sample([T((), low, high)], name="scalar"),
+            Sample([T((7,), low, high)], name="1d"),
+            Sample([T((0, 3), low, high)], name="zero-size"),
+            Sample([T((3, 4), low, high, noncontig=True)], name="noncontig"),
+            Sample([T((2, 3, 4), low, high, transpose=True)], name="transposed"),
+            Sample([T((40000,), low, high)], name="large"),  # threaded and vectorized paths
+        ]
+    return samples
+
+
+def _binary_samples(exclude_zero=False, scalars=(2, 1.5)):
+    def samples(dtype):
+        out = [
+            Sample([T((), exclude_zero=exclude_zero), T((), seed=1, exclude_zero=exclude_zero)], name="scalar"),
+            Sample([T((5,)), T((5,), seed=1, exclude_zero=exclude_zero)], name="same-shape"),
+            Sample([T((2, 3)), T((3,), seed=1, exclude_zero=exclude_zero)], name="broadcast"),
+            Sample([T((4, 1, 3)), T((2, 1), seed=1, exclude_zero=exclude_zero)], name="broadcast-both"),
+            Sample([T((0, 3)), T((3,), seed=1, exclude_zero=exclude_zero)], name="zero-size"),
+            Sample([T((3, 4), noncontig=True), T((3, 4), seed=1, transpose=True, exclude_zero=exclude_zero)],
+                   name="noncontig"),
+            Sample([T((5,)), T((), seed=1, exclude_zero=exclude_zero)], name="0dim-other"),
+            Sample([T((50000,)), T((50000,), seed=1, exclude_zero=exclude_zero)], name="large"),
+        ]
+        if dtype not in ("bool",):
+            for s in scalars:
+                out.append(Sample([T((2, 3)), s], name=f"python-{type(s).__name__}"))
+        out.append(Sample([T((3,)), T((3,), dtype="float64", seed=2, exclude_zero=exclude_zero)],
+                          name="promote-float64"))
+        out.append(Sample([T((3,)), T((), dtype="int64", seed=3, exclude_zero=exclude_zero)],
+                          name="promote-0dim-int64"))
+        return out
+    return samples
+
+
+def _broadcast_error(name):
+    return lambda: [ErrorSample([T((2, 3)), T((4,))], {}, RuntimeError, "size of tensor a")]
+
+
+def _op(name):
+    return lambda lib, *a, **k: getattr(lib, name)(*a, **k)
+
+
+ROWS = [
+    # ---------------------------------------------------------------- arithmetic
+    OpInfo("add", _op("add"), ALL_DTYPES, _binary_samples(), _broadcast_error("add")),
+    OpInfo("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), ALL_BUT_BOOL,
+           lambda d: [Sample([T((2, 3)), T((3,), seed=1)])],
+           lambda: [ErrorSample([T((2,), dtype="int64"), T((2,), dtype="int64")], {}, RuntimeError,
+                                "alpha must not be a floating point")]),
+    OpInfo("sub", _op("sub"), ALL_BUT_BOOL, _binary_samples(),
+           lambda: [ErrorSample([T((2,), dtype="bool"), T((2,), dtype="bool")], {}, RuntimeError,
+                                "Subtraction, the `-` operator, with two bool tensors")]),
+    OpInfo("mul", _op("mul"), ALL_DTYPES, _binary_samples(), _broadcast_error("mul")),
+    OpInfo("div", _op("div"), ALL_DTYPES, _binary_samples(exclude_zero=True),
+           lambda: [ErrorSample([T((2,)), T((2,))], {"rounding_mode": "round"}, RuntimeError, "rounding_mode")]),
+    OpInfo("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), REAL[1:],
+           _binary_samples(exclude_zero=True, scalars=(2,))),
+    OpInfo("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), REAL[1:],
+           _binary_samples(exclude_zero=True, scalars=(2,))),
+    OpInfo("maximum", _op("maximum"), REAL, _binary_samples(scalars=())),
+    OpInfo("minimum", _op("minimum"), REAL, _binary_samples(scalars=())),
+    OpInfo("operator_add", lambda lib, a, b: a + b, ALL_DTYPES, _binary_samples()),
+    OpInfo("operator_rsub", lambda lib, a: 3 - a, ALL_BUT_BOOL, lambda d: [Sample([T((2, 3))])]),
+    OpInfo("operator_rtruediv", lambda lib, a: 2.5 / a, ALL_BUT_BOOL,
+           lambda d: [Sample([T((2, 3), exclude_zero=True)])]),
+    # ---------------------------------------------------------------- unary
+    OpInfo("neg", _op("neg"), ALL_BUT_BOOL, _unary_samples()),
+    OpInfo("abs", _op("abs"), ALL_BUT_BOOL, _unary_samples()),
+    OpInfo("exp", _op("exp"), FLOAT_RESULT_UNARY, _unary_samples(-3, 3)),
+    OpInfo("log", _op("log"), FLOAT_RESULT_UNARY, _unary_samples(0.1, 10)),
+    OpInfo("sqrt", _op("sqrt"), FLOAT_RESULT_UNARY, _unary_samples(0, 10)),
+    OpInfo("sin", _op("sin"), FLOAT_RESULT_UNARY, _unary_samples()),
+    OpInfo("cos", _op("cos"), FLOAT_RESULT_UNARY, _unary_samples()),
+    OpInfo("tanh", _op("tanh"), FLOAT_RESULT_UNARY, _unary_samples()),
+    OpInfo("sigmoid", _op("sigmoid"), FLOAT_RESULT_UNARY, _unary_samples()),
+    OpInfo("relu", _op("relu"), tuple(d for d in REAL if d not in ("bool",)), _unary_samples()),
+    # ---------------------------------------------------------------- comparison, selection
+    *[OpInfo(n, _op(n), ALL_DTYPES if n in ("eq", "ne") else REAL, _binary_samples(scalars=(2, 1.5)))
+      for n in ("eq", "ne", "lt", "le", "gt", "ge")],
+    OpInfo("where", lambda lib, c, a, b: lib.where(c, a, b), ALL_DTYPES,
+           lambda d: [Sample([T((2, 3), dtype="bool"), T((2, 3)), T((3,), seed=1)]),
+                      Sample([T((3, 1), dtype="bool"), T((1, 4)), T((), seed=1)]),
+                      Sample([T((0,), dtype="bool"), T((0,)), T((0,), seed=1)])],
+           lambda: [ErrorSample([T((2,), dtype="float32"), T((2,)), T((2,))], {}, RuntimeError, "")]),
+    # ---------------------------------------------------------------- reductions
+    OpInfo("sum", lambda lib, a, **k: lib.sum(a, **k), ALL_DTYPES,
+           lambda d: [Sample([T(())]), Sample([T((5, 7))]), Sample([T((0, 3))]),
+                      Sample([T((4, 6), noncontig=True)], {"dim": 1}),
+                      Sample([T((3, 4, 5))], {"dim": (0, 2), "keepdim": True}),
+                      Sample([T((3, 4, 5), transpose=True)], {"dim": -1}),
+                      Sample([T((100000,), -1, 1)])],
+           lambda: [ErrorSample([T((2, 3))], {"dim": 2}, IndexError, "Dimension out of range")],
+           tol={"float32": (1e-5, 1e-4), "bfloat16": (2e-2, 1e-1), "float16": (2e-3, 2e-2)}),
+    OpInfo("mean", lambda lib, a, **k: lib.mean(a, **k), FLOATING + COMPLEX,
+           lambda d: [Sample([T((5, 7))]), Sample([T((3, 4, 5))], {"dim": (0, 2), "keepdim": True}),
+                      Sample([T((4, 6), noncontig=True)], {"dim": 0})],
+           lambda: [ErrorSample([T((2, 3), dtype="int64")], {}, RuntimeError, "")],
+           tol={"float32": (1e-5, 1e-5), "bfloat16": (2e-2, 1e-2), "float16": (2e-3, 2e-3)}),
+    OpInfo("max", lambda lib, a: lib.max(a), REAL,
+           lambda d: [Sample([T(())]), Sample([T((5, 7))]), Sample([T((4, 6), noncontig=True)])],
+           lambda: [ErrorSample([T((0,))], {}, RuntimeError, "")]),
+    OpInfo("max_dim", lambda lib, a, d, keepdim=False: tuple(lib.max(a, d, keepdim=keepdim)), REAL,
+           lambda d: [Sample([T((5, 7)), 1]), Sample([T((5, 7)), 0], {"keepdim": True}),
+                      Sample([T((3, 4), transpose=True), -1])]),
+    OpInfo("min", lambda lib, a: lib.min(a), REAL,
+           lambda d: [Sample([T(())]), Sample([T((5, 7))]), Sample([T((4, 6), noncontig=True)])]),
+    OpInfo("min_dim", lambda lib, a, d, keepdim=False: tuple(lib.min(a, d, keepdim=keepdim)), REAL,
+           lambda d: [Sample([T((5, 7)), 1]), Sample([T((5, 7)), 0], {"keepdim": True})]),
+    # ---------------------------------------------------------------- matmul
+    OpInfo("matmul", _op("matmul"), tuple(d for d in ALL_BUT_BOOL if d != "float16"),
+           lambda d: [Sample([T((3,), -2, 2), T((3,), -2, 2, seed=1)], name="dot"),
+                      Sample([T((2, 3), -2, 2), T((3, 4), -2, 2, seed=1)], name="mm"),
+                      Sample([T((3,), -2, 2), T((3, 4), -2, 2, seed=1)], name="vm"),
+                      Sample([T((2, 3), -2, 2), T((3,), -2, 2, seed=1)], name="mv"),
+                      Sample([T((5, 2, 3), -2, 2), T((3, 4), -2, 2, seed=1)], name="batched"),
+                      Sample([T((2, 1, 2, 3), -2, 2), T((3, 3, 2), -2, 2, seed=1)], name="broadcast"),
+                      Sample([T((4, 3), -2, 2, transpose=True), T((4, 5), -2, 2, seed=1)], name="transposed"),
+                      Sample([T((0, 3), -2, 2), T((3, 4), -2, 2, seed=1)], name="zero-size"),
+                      Sample([T((70, 90), -1, 1), T((90, 65), -1, 1, seed=1)], name="blas")],
+           lambda: [ErrorSample([T((2, 3)), T((4, 5))], {}, RuntimeError, "")],
+           tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)}),
+    # ---------------------------------------------------------------- joining
+    OpInfo("cat", lambda lib, ts, **k: lib.cat(ts, **k), ALL_DTYPES,
+           lambda d: [Sample([[T((2, 3)), T((4, 3), seed=1)]]),
+                      Sample([[T((2, 3)), T((2, 5), seed=1, noncontig=True)]], {"dim": 1}),
+                      Sample([[T((2, 3)), T((0,), seed=1)]], name="legacy-empty"),
+                      Sample([[T((2, 3))]], {"dim": -1})],
+           lambda: [ErrorSample([[T((2, 3)), T((2, 4))]], {}, RuntimeError, "")]),
+    OpInfo("stack", lambda lib, ts, **k: lib.stack(ts, **k), ALL_DTYPES,
+           lambda d: [Sample([[T((2, 3)), T((2, 3), seed=1)]]),
+                      Sample([[T((2, 3)), T((2, 3), seed=1, transpose=True)]], {"dim": 2})],
+           lambda: [ErrorSample([[T((2, 3)), T((3, 2))]], {}, RuntimeError, "")]),
+    # ---------------------------------------------------------------- copies, conversion
+    OpInfo("clone", lambda lib, a: a.clone(), ALL_DTYPES, _unary_samples()),
+    OpInfo("contiguous", lambda lib, a: a.contiguous(), ALL_DTYPES, _unary_samples()),
+    *[OpInfo(f"to_{target}", (lambda tgt: lambda lib, a: a.to(getattr(lib, tgt)))(target), ALL_DTYPES,
+             _unary_samples(-3, 3)) for target in ALL_DTYPES],
+    OpInfo("copy_", lambda lib, a, b: a.clone().copy_(b), ALL_DTYPES,
+           lambda d: [Sample([T((2, 3)), T((3,), dtype="float64", seed=1)]),
+                      Sample([T((2, 3)), T((2, 3), dtype="int32", seed=1, transpose=True)])],
+           lambda: [ErrorSample([T((2, 3)), T((4,))], {}, RuntimeError, "")]),
+    OpInfo("fill_", lambda lib, a, v: a.clone().fill_(v), ALL_DTYPES,
+           lambda d: [Sample([T((2, 3)), 1]), Sample([T((4, 6), noncontig=True), 0])]),
+    # ---------------------------------------------------------------- views
+    OpInfo("view", lambda lib, a: a.view(3, -1), ALL_DTYPES, lambda d: [Sample([T((2, 6))])],
+           lambda: [ErrorSample([T((2, 6), transpose=True)], {}, RuntimeError, "view size is not compatible")]),
+    OpInfo("reshape", lambda lib, a: a.reshape(-1, 4), ALL_DTYPES,
+           lambda d: [Sample([T((2, 6))]), Sample([T((6, 2), transpose=True)])],
+           lambda: [ErrorSample([T((2, 5))], {}, RuntimeError, "invalid for input of size")]),
+    OpInfo("permute", lambda lib, a: a.permute(2, 0, 1), ALL_DTYPES, lambda d: [Sample([T((2, 3, 4))])]),
+    OpInfo("transpose", lambda lib, a: a.transpose(0, -1), ALL_DTYPES, lambda d: [Sample([T((2, 3, 4))])]),
+    OpInfo("expand", lambda lib, a: a.expand(4, 2, 3), ALL_DTYPES, lambda d: [Sample([T((2, 1))])]),
+    OpInfo("squeeze", lambda lib, a: a.squeeze(), ALL_DTYPES, lambda d: [Sample([T((2, 1, 3, 1))])]),
+    OpInfo("unsqueeze", lambda lib, a: a.unsqueeze(-1), ALL_DTYPES, lambda d: [Sample([T((2, 3))])]),
+    OpInfo("flatten", lambda lib, a: a.flatten(1), ALL_DTYPES, lambda d: [Sample([T((2, 3, 4))])]),
+    OpInfo("narrow", lambda lib, a: a.narrow(1, 1, 2), ALL_DTYPES, lambda d: [Sample([T((2, 4))])]),
+    OpInfo("select", lambda lib, a: a.select(1, -1), ALL_DTYPES, lambda d: [Sample([T((2, 4))])],
+           lambda: [ErrorSample([T((2, 0))], {}, IndexError, "out of range|out of bounds")]),
+    OpInfo("unfold", lambda lib, a: a.unfold(1, 2, 1), ALL_DTYPES, lambda d: [Sample([T((2, 5))])]),
+    OpInfo("diagonal", lambda lib, a: a.diagonal(1), ALL_DTYPES, lambda d: [Sample([T((3, 4))])]),
+    OpInfo("real", lambda lib, a: a.real, COMPLEX + FLOATING, lambda d: [Sample([T((3, 4))])]),
+    OpInfo("imag", lambda lib, a: a.imag, COMPLEX, lambda d: [Sample([T((3, 4))])]),
+    OpInfo("t", lambda lib, a: a.t(), ALL_DTYPES, lambda d: [Sample([T((3, 4))])],
+           lambda: [ErrorSample([T((2, 3, 4))], {}, RuntimeError, "t\\(\\) expects a tensor with <= 2 dimensions")]),
+]
+
+INTEGRAL_USED = INTEGRAL  # exported for tests that need the integer dtypes
