@@ -243,19 +243,27 @@ Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
   Tensor perm = dtype == kInt64 && out.is_cpu() ? out : empty({n}, kInt64);
   int64_t* v = perm.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) v[i] = i;
+  // The swap partners depend only on the random numbers, so a batch of them is drawn first and
+  // prefetched: the swaps are random accesses and would otherwise wait on memory one by one.
+  constexpr uint64_t kBatch = 64;
+  uint64_t js[kBatch];
   philox::Block blk{};
-  for (uint64_t d = 0; d < draws; ++d) {
-    if (d % vpb == 0) blk = philox::block(s.seed, s.offset + d / vpb);
-    const uint64_t i = static_cast<uint64_t>(n) - 1 - d;  // swap v[i] with v[j], j in [0, i]
-    uint64_t j;
-    if (wide) {
-      const int m = static_cast<int>(d % 2);
-      const uint64_t x = (static_cast<uint64_t>(blk.v[2 * m]) << 32) | blk.v[2 * m + 1];
-      j = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * (i + 1)) >> 64);
-    } else {
-      j = (static_cast<uint64_t>(blk.v[d % 4]) * (i + 1)) >> 32;
+  for (uint64_t d0 = 0; d0 < draws; d0 += kBatch) {
+    const uint64_t cnt = std::min(kBatch, draws - d0);
+    for (uint64_t k = 0; k < cnt; ++k) {
+      const uint64_t d = d0 + k;
+      if (d % vpb == 0 || k == 0) blk = philox::block(s.seed, s.offset + d / vpb);
+      const uint64_t i = static_cast<uint64_t>(n) - 1 - d;  // v[i] swaps with v[j], j in [0, i]
+      if (wide) {
+        const int m = static_cast<int>(d % 2);
+        const uint64_t x = (static_cast<uint64_t>(blk.v[2 * m]) << 32) | blk.v[2 * m + 1];
+        js[k] = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * (i + 1)) >> 64);
+      } else {
+        js[k] = (static_cast<uint64_t>(blk.v[d % 4]) * (i + 1)) >> 32;
+      }
+      __builtin_prefetch(v + js[k], 1);
     }
-    std::swap(v[i], v[j]);
+    for (uint64_t k = 0; k < cnt; ++k) std::swap(v[static_cast<uint64_t>(n) - 1 - (d0 + k)], v[js[k]]);
   }
   if (!perm.is_same(out)) out.copy_(perm);
   return out;

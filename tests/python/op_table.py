@@ -7,7 +7,9 @@ inputs. Every new op adds its row here.
 from op_testing import (ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, ErrorSample, FLOATING, INTEGRAL,
                         OpInfo, REAL, Sample, T)
 
-FLOAT_RESULT_UNARY = ALL_DTYPES  # integer and bool inputs compute in the default float dtype
+# Integer and bool inputs compute in the default float dtype; float16 is missing as in
+# PyTorch 1.13's CPU kernels.
+FLOAT_RESULT_UNARY = tuple(d for d in ALL_DTYPES if d != "float16")
 
 
 def _unary_samples(low=-5.0, high=5.0):
@@ -58,9 +60,9 @@ def _op(name):
 ROWS = [
     # ---------------------------------------------------------------- arithmetic
     OpInfo("add", _op("add"), ALL_DTYPES, _binary_samples(), _broadcast_error("add")),
-    OpInfo("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), ALL_BUT_BOOL,
+    OpInfo("add_alpha", lambda lib, a, b, alpha=2: lib.add(a, b, alpha=alpha), ALL_DTYPES,
            lambda d: [Sample([T((2, 3)), T((3,), seed=1)])],
-           lambda: [ErrorSample([T((2,), dtype="int64"), T((2,), dtype="int64")], {}, RuntimeError,
+           lambda: [ErrorSample([T((2,), dtype="int64"), T((2,), dtype="int64")], {"alpha": 1.5}, RuntimeError,
                                 "alpha must not be a floating point")]),
     OpInfo("sub", _op("sub"), ALL_BUT_BOOL, _binary_samples(),
            lambda: [ErrorSample([T((2,), dtype="bool"), T((2,), dtype="bool")], {}, RuntimeError,
@@ -76,7 +78,7 @@ ROWS = [
     OpInfo("minimum", _op("minimum"), REAL, _binary_samples(scalars=())),
     OpInfo("operator_add", lambda lib, a, b: a + b, ALL_DTYPES, _binary_samples()),
     OpInfo("operator_rsub", lambda lib, a: 3 - a, ALL_BUT_BOOL, lambda d: [Sample([T((2, 3))])]),
-    OpInfo("operator_rtruediv", lambda lib, a: 2.5 / a, ALL_BUT_BOOL,
+    OpInfo("operator_rtruediv", lambda lib, a: 2.5 / a, ALL_DTYPES,
            lambda d: [Sample([T((2, 3), exclude_zero=True)])]),
     # ---------------------------------------------------------------- unary
     OpInfo("neg", _op("neg"), ALL_BUT_BOOL, _unary_samples()),
@@ -87,8 +89,9 @@ ROWS = [
     OpInfo("sin", _op("sin"), FLOAT_RESULT_UNARY, _unary_samples()),
     OpInfo("cos", _op("cos"), FLOAT_RESULT_UNARY, _unary_samples()),
     OpInfo("tanh", _op("tanh"), FLOAT_RESULT_UNARY, _unary_samples()),
-    OpInfo("sigmoid", _op("sigmoid"), FLOAT_RESULT_UNARY, _unary_samples()),
-    OpInfo("relu", _op("relu"), tuple(d for d in REAL if d not in ("bool",)), _unary_samples()),
+    # complex sigmoid is ill-conditioned near its poles: float32 rounding shows at 1e-4
+    OpInfo("sigmoid", _op("sigmoid"), FLOAT_RESULT_UNARY, _unary_samples(), tol={"complex64": (1e-4, 1e-4)}),
+    OpInfo("relu", _op("relu"), tuple(d for d in REAL if d not in ("bool", "float16")), _unary_samples()),
     # ---------------------------------------------------------------- comparison, selection
     *[OpInfo(n, _op(n), ALL_DTYPES if n in ("eq", "ne") else REAL, _binary_samples(scalars=(2, 1.5)))
       for n in ("eq", "ne", "lt", "le", "gt", "ge")],
@@ -129,11 +132,15 @@ ROWS = [
                       Sample([T((2, 3), -2, 2), T((3,), -2, 2, seed=1)], name="mv"),
                       Sample([T((5, 2, 3), -2, 2), T((3, 4), -2, 2, seed=1)], name="batched"),
                       Sample([T((2, 1, 2, 3), -2, 2), T((3, 3, 2), -2, 2, seed=1)], name="broadcast"),
-                      Sample([T((4, 3), -2, 2, transpose=True), T((4, 5), -2, 2, seed=1)], name="transposed"),
+                      Sample([T((3, 4), -2, 2, transpose=True), T((4, 5), -2, 2, seed=1)], name="transposed"),
                       Sample([T((0, 3), -2, 2), T((3, 4), -2, 2, seed=1)], name="zero-size"),
                       Sample([T((70, 90), -1, 1), T((90, 65), -1, 1, seed=1)], name="blas")],
            lambda: [ErrorSample([T((2, 3)), T((4, 5))], {}, RuntimeError, "")],
-           tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)}),
+           tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)},
+           # Debian's PyTorch 1.13 returns 0 for complex vector dot products (its OpenBLAS
+           # cdotu/zdotu call is broken); the reference computes those as (a * b).sum().
+           torch_fn=lambda lib, a, b: (a * b).sum() if a.dim() == 1 and b.dim() == 1 and a.is_complex()
+           else lib.matmul(a, b)),
     # ---------------------------------------------------------------- joining
     OpInfo("cat", lambda lib, ts, **k: lib.cat(ts, **k), ALL_DTYPES,
            lambda d: [Sample([[T((2, 3)), T((4, 3), seed=1)]]),
@@ -173,7 +180,7 @@ ROWS = [
            lambda: [ErrorSample([T((2, 0))], {}, IndexError, "out of range|out of bounds")]),
     OpInfo("unfold", lambda lib, a: a.unfold(1, 2, 1), ALL_DTYPES, lambda d: [Sample([T((2, 5))])]),
     OpInfo("diagonal", lambda lib, a: a.diagonal(1), ALL_DTYPES, lambda d: [Sample([T((3, 4))])]),
-    OpInfo("real", lambda lib, a: a.real, COMPLEX + FLOATING, lambda d: [Sample([T((3, 4))])]),
+    OpInfo("real", lambda lib, a: a.real, ALL_DTYPES, lambda d: [Sample([T((3, 4))])]),
     OpInfo("imag", lambda lib, a: a.imag, COMPLEX, lambda d: [Sample([T((3, 4))])]),
     OpInfo("t", lambda lib, a: a.t(), ALL_DTYPES, lambda d: [Sample([T((3, 4))])],
            lambda: [ErrorSample([T((2, 3, 4))], {}, RuntimeError, "t\\(\\) expects a tensor with <= 2 dimensions")]),

@@ -102,7 +102,8 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
         check_no_zero_divisor<T>(it);
         return run<T>(it, [](T a, T b) { return std::is_signed_v<T> && b == T(-1) ? negate_wrapping(a) : static_cast<T>(a / b); });
       } else {
-        return run<T>(it, [](M a, M b) { return std::trunc(a / b); });
+        // 16-bit floats round the quotient to T before truncating, as PyTorch does.
+        return run<T>(it, [](M a, M b) { return std::trunc(static_cast<M>(T(a / b))); });
       }
     case BinaryOp::DivFloor:
       if constexpr (is_complex_v<T> || std::is_same_v<T, bool>) {

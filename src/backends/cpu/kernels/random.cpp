@@ -1,7 +1,7 @@
 // Random fills from Philox4x32-10 (core/philox.h): uniform, normal (Box-Muller), randint and
 // bernoulli. The work is cut into tiles of kTile consecutive blocks; Philox runs on a whole
-// tile at once with one array per word, which the compiler vectorizes, and threads take whole
-// tiles. Every element is computed by the same code whatever the split, so results depend
+// tile at once with one vector per word (AVX2/AVX-512 intrinsics, or loops the compiler
+// vectorizes in the default build), and threads take whole tiles. Every element is computed by the same code whatever the split, so results depend
 // only on (seed, offset) and not on the number of threads.
 #include <sleef.h>
 

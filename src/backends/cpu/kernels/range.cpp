@@ -62,6 +62,34 @@ T to_int(double v) {
 template <typename T>
 constexpr int64_t lanes() { return 32 / static_cast<int64_t>(sizeof(T)); }  // AVX2 vector
 
+// Fills out[b, e) the way PyTorch's vectorized loop does for n elements: below
+// nvec = n - n % (2L), groups of L share base_at(first index) and lane k > 0 is
+// lane(base, k); the rest take scalar(i). Whole groups run as a short fixed loop that
+// vectorizes.
+template <int64_t L, typename T, typename BaseAt, typename Lane, typename ScalarAt>
+void grouped_fill(T* out, int64_t n, int64_t b, int64_t e, const BaseAt& base_at, const Lane& lane,
+                  const ScalarAt& scalar) {
+  const int64_t ve = std::min(e, n - n % (2 * L));
+  int64_t i = b;
+  for (; i < ve && i % L != 0; ++i) out[i] = lane(base_at(i - i % L), i % L);
+  for (; i + L <= ve; i += L) {
+    const auto base = base_at(i);
+    out[i] = base;
+    for (int64_t k = 1; k < L; ++k) out[i + k] = lane(base, k);
+  }
+  for (; i < ve; ++i) out[i] = i % L == 0 ? base_at(i) : lane(base_at(i - i % L), i % L);
+  for (; i < e; ++i) out[i] = scalar(i);
+}
+
+// k * step for k < L, each product rounded on its own (PyTorch's lanes add these unfused).
+template <int64_t L, typename S>
+struct Increments {
+  S v[L];
+  explicit Increments(S step) {
+    for (int64_t k = 0; k < L; ++k) v[k] = rounded(static_cast<S>(k) * step);
+  }
+};
+
 template <typename T>
 void arange_fill(T* out, int64_t n, const Scalar& start_s, const Scalar& step_s) {
   if constexpr (std::is_integral_v<T>) {
@@ -75,29 +103,23 @@ void arange_fill(T* out, int64_t n, const Scalar& start_s, const Scalar& step_s)
     // Accumulates in float; a vector's lanes step from its first element rounded to T.
     constexpr int64_t L = lanes<T>();
     const float start = start_s.to<float>(), step = step_s.to<float>();
-    const int64_t nvec = n - n % (2 * L);
+    const Increments<L, float> inc(step);
     parallel_fill(n, kGrainSize, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i < std::min(e, nvec); ++i) {
-        const int64_t k = i % L;
-        const T base = T(std::fma(step, static_cast<float>(i - k), start));
-        out[i] = k == 0 ? base : T(static_cast<float>(base) + rounded(static_cast<float>(k) * step));
-      }
-      for (; i < e; ++i) out[i] = T(std::fma(step, static_cast<float>(i), start));
+      grouped_fill<L>(
+          out, n, b, e, [&](int64_t i) { return T(std::fma(step, static_cast<float>(i), start)); },
+          [&](T base, int64_t k) { return T(static_cast<float>(base) + inc.v[k]); },
+          [&](int64_t i) { return T(std::fma(step, static_cast<float>(i), start)); });
     });
   } else {
-    // float and double both compute in double.
+    // float and double both compute in double; lanes are fused here.
     constexpr int64_t L = lanes<T>();
     const double start = start_s.to<double>(), step = step_s.to<double>();
-    const int64_t nvec = n - n % (2 * L);
+    auto at = [&](int64_t i) { return static_cast<T>(std::fma(step, static_cast<double>(i), start)); };
     parallel_fill(n, kGrainSize, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i < std::min(e, nvec); ++i) {
-        const int64_t k = i % L;
-        const T base = static_cast<T>(std::fma(step, static_cast<double>(i - k), start));
-        out[i] = k == 0 ? base : static_cast<T>(std::fma(static_cast<double>(k), step, static_cast<double>(base)));
-      }
-      for (; i < e; ++i) out[i] = static_cast<T>(std::fma(step, static_cast<double>(i), start));
+      grouped_fill<L>(
+          out, n, b, e, at,
+          [&](T base, int64_t k) { return static_cast<T>(std::fma(static_cast<double>(k), step, static_cast<double>(base))); },
+          at);
     });
   }
 }
@@ -114,15 +136,9 @@ void linspace_fill(T* out, int64_t steps, const Scalar& start_s, const Scalar& e
                       : std::fma(-step, static_cast<T>(steps - i - 1), end);
     };
     constexpr int64_t L = lanes<T>();
-    const int64_t nvec = steps - steps % (2 * L);
+    const Increments<L, T> inc(step);
     parallel_fill(steps, kGrainSize, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i < std::min(e, nvec); ++i) {
-        const int64_t k = i % L;
-        const T base = at(i - k);
-        out[i] = k == 0 ? base : base + rounded(static_cast<T>(k) * step);  // not fused in PyTorch
-      }
-      for (; i < e; ++i) out[i] = at(i);
+      grouped_fill<L>(out, steps, b, e, at, [&](T base, int64_t k) { return base + inc.v[k]; }, at);
     });
   } else if constexpr (std::is_integral_v<T>) {
     // The step is a double; values truncate towards zero.
@@ -133,15 +149,12 @@ void linspace_fill(T* out, int64_t steps, const Scalar& start_s, const Scalar& e
                       : std::fma(-step, static_cast<double>(steps - i - 1), static_cast<double>(end));
     };
     constexpr int64_t L = lanes<T>();
-    const int64_t nvec = steps - steps % (2 * L);
+    const Increments<L, double> inc(step);
+    auto at_int = [&](int64_t i) { return to_int<T>(at(i)); };
     parallel_fill(steps, kGrainSize, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i < std::min(e, nvec); ++i) {
-        const int64_t k = i % L;
-        const T base = to_int<T>(at(i - k));
-        out[i] = k == 0 ? base : to_int<T>(static_cast<double>(base) + rounded(static_cast<double>(k) * step));
-      }
-      for (; i < e; ++i) out[i] = to_int<T>(at(i));
+      grouped_fill<L>(
+          out, steps, b, e, at_int,
+          [&](T base, int64_t k) { return to_int<T>(static_cast<double>(base) + inc.v[k]); }, at_int);
     });
   } else if constexpr (is_reduced_float_v<T>) {
     // PyTorch steps in the 16-bit type itself, rounding every operand and result to it.
@@ -153,14 +166,11 @@ void linspace_fill(T* out, int64_t steps, const Scalar& start_s, const Scalar& e
                       : r(end - r(step * r(static_cast<float>(steps - i - 1))));
     };
     constexpr int64_t L = lanes<T>();
-    const int64_t nvec = steps - steps % (2 * L);
+    auto at_t = [&](int64_t i) { return T(at(i)); };
     parallel_fill(steps, kGrainSize, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i < std::min(e, nvec); ++i) {
-        const int64_t k = i % L;
-        out[i] = T(k == 0 ? at(i - k) : at(i - k) + r(static_cast<float>(k) * step));
-      }
-      for (; i < e; ++i) out[i] = T(at(i));
+      grouped_fill<L>(
+          out, steps, b, e, at_t,
+          [&](T base, int64_t k) { return T(static_cast<float>(base) + r(static_cast<float>(k) * step)); }, at_t);
     });
   } else {  // complex: per component, like the real case
     using R = typename T::value_type;
@@ -175,16 +185,11 @@ void linspace_fill(T* out, int64_t steps, const Scalar& start_s, const Scalar& e
       return T(std::fma(-step.real(), m, end.real()), std::fma(-step.imag(), m, end.imag()));
     };
     constexpr int64_t L = lanes<T>();
-    const int64_t nvec = steps - steps % (2 * L);
+    const Increments<L, R> re(step.real()), im(step.imag());
     parallel_fill(steps, kGrainSize, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i < std::min(e, nvec); ++i) {
-        const int64_t k = i % L;
-        const T base = at(i - k);
-        const R kr = static_cast<R>(k);
-        out[i] = k == 0 ? base : T(base.real() + rounded(step.real() * kr), base.imag() + rounded(step.imag() * kr));
-      }
-      for (; i < e; ++i) out[i] = at(i);
+      grouped_fill<L>(
+          out, steps, b, e, at, [&](T base, int64_t k) { return T(base.real() + re.v[k], base.imag() + im.v[k]); },
+          at);
     });
   }
 }
