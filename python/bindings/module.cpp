@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "ember/dispatch.h"
+#include "ember/parallel.h"
 
 namespace ember::py {
 
@@ -50,7 +51,19 @@ PyObject* registered_ops(PyObject*, PyObject*) {
   return list.release();
   EMBER_PY_END(nullptr)
 }
+PyObject* get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(ember::get_num_threads()); }
+PyObject* set_num_threads(PyObject*, PyObject* arg) {
+  EMBER_PY_BEGIN
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) throw python_error();
+  ember::set_num_threads(static_cast<int>(n));
+  Py_RETURN_NONE;
+  EMBER_PY_END(nullptr)
+}
+
 PyMethodDef module_functions[] = {
+    {"get_num_threads", get_num_threads, METH_NOARGS, "Threads used for intra-op parallelism."},
+    {"set_num_threads", set_num_threads, METH_O, "Sets the threads used for intra-op parallelism."},
     {"_registered_ops", registered_ops, METH_NOARGS, "Full names of all ops known to the dispatcher."},
     {nullptr, nullptr, 0, nullptr}};
 }  // namespace

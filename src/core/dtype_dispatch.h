@@ -12,7 +12,7 @@
   }
 
 #define EMBER_DTYPE_FAIL(dtype, name) \
-  default: EMBER_FAIL(TypeError, "\"" name "\" not implemented for '", dtype, "'")
+  default: EMBER_FAIL(RuntimeError, "\"" name "\" not implemented for '", dtype, "'")
 
 // bool, every integer, float16, bfloat16, float32, float64, complex64, complex128.
 #define EMBER_DISPATCH_ALL(dtype, name, ...)                          \

@@ -37,7 +37,7 @@ constexpr int kVecBytes = 32;
 #else
 constexpr int kVecBytes = 16;
 #endif
-constexpr int kLaneBytes = 4 * kVecBytes;  // four vector accumulators hide the add latency
+constexpr int kLaneBytes = 8 * kVecBytes;  // eight vector accumulators hide the add latency
 #ifndef EMBER_REDUCE_TILE_BYTES
 #define EMBER_REDUCE_TILE_BYTES 4096
 #endif
