@@ -299,6 +299,7 @@ template <typename T>
 Tensor nonzero_typed(const Tensor& self) {
   const T* p = static_cast<const T*>(self.data_ptr());
   const int64_t n = self.numel(), nd = self.dim();
+  if (n == 0) return empty({0, nd}, kInt64);  // also keeps zero sizes out of the index math
   const int chunks = std::max(threads_for(n), 1);
   const int64_t step = std::max<int64_t>((n + chunks - 1) / chunks, 1);
   SmallVector<int64_t, 64> counts(static_cast<size_t>(chunks) + 1, 0);

@@ -16,6 +16,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "backends/cpu/kernels/basic_loops.h"
@@ -37,7 +38,7 @@ constexpr int kVecBytes = 32;
 #else
 constexpr int kVecBytes = 16;
 #endif
-constexpr int kLaneBytes = 8 * kVecBytes;  // eight vector accumulators hide the add latency
+constexpr int kLaneBytes = 4 * kVecBytes;  // four vector accumulators per memory stream
 #ifndef EMBER_REDUCE_TILE_BYTES
 #define EMBER_REDUCE_TILE_BYTES 4096
 #endif
@@ -70,6 +71,15 @@ struct SumOp {
     } else if constexpr (std::is_integral_v<Acc>) {
       using U = std::make_unsigned_t<Acc>;  // wraps like PyTorch, without signed overflow
       return static_cast<Acc>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+  template <typename V>
+  static V vcombine(V a, V b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      typedef std::make_unsigned_t<Acc> UV __attribute__((vector_size(sizeof(V))));
+      return reinterpret_cast<V>(reinterpret_cast<UV>(a) + reinterpret_cast<UV>(b));
     } else {
       return a + b;
     }
@@ -114,100 +124,286 @@ struct MinMaxOp {
       else return x < a ? x : a;
     }
   }
+  template <typename V>
+  static V vcombine(V a, V x) {
+    if constexpr (std::is_floating_point_v<M>) {
+      auto take = (IsMax ? x > a : x < a) | (x != x);
+      return take ? x : a;
+    } else {
+      return (IsMax ? x > a : x < a) ? x : a;
+    }
+  }
   static T finish(M a, int64_t) { return static_cast<T>(a); }
 };
 
 // ---------------------------------------------------------------- accumulation helpers
 // Partials combined pairwise: a binary counter whose level l holds the combination of 2^l
-// consecutive blocks.
-template <class Op>
+// consecutive blocks. Each partial is a set of N lanes, combined lane by lane (cheap vector
+// adds), so blocks can be short; lanes are reduced pairwise only at the end.
+template <class Op, int N>
 struct Cascade {
   using Acc = typename Op::acc_t;
-  Acc level[64];
+  Acc level[64][N];
   uint64_t used = 0;
-  void push(Acc v) {
+  void push(const Acc* v) {
+    Acc cur[N];
+    for (int j = 0; j < N; ++j) cur[j] = v[j];
     int l = 0;
     while (used >> l & 1) {
-      v = Op::combine(level[l], v);
+      for (int j = 0; j < N; ++j) cur[j] = Op::combine(level[l][j], cur[j]);
       used &= ~(uint64_t(1) << l);
       ++l;
     }
-    level[l] = v;
+    for (int j = 0; j < N; ++j) level[l][j] = cur[j];
     used |= uint64_t(1) << l;
   }
   Acc result() const {
-    Acc r = Op::identity();
+    Acc r[N];
+    for (int j = 0; j < N; ++j) r[j] = Op::identity();
     bool first = true;
     for (int l = 0; l < 64; ++l) {
       if (!(used >> l & 1)) continue;
-      r = first ? level[l] : Op::combine(level[l], r);
+      for (int j = 0; j < N; ++j) r[j] = first ? level[l][j] : Op::combine(level[l][j], r[j]);
       first = false;
     }
-    return r;
+    for (int w = N / 2; w >= 1; w /= 2)
+      for (int j = 0; j < w; ++j) r[j] = Op::combine(r[j], r[j + w]);
+    return r[0];
   }
 };
+
+// The lane loops below use GCC vector types for the element types that have them, so that
+// the accumulators stay in registers (plain arrays of 2 x 32 floats get spilled); lane j
+// still holds the elements j mod L, so both forms give the same result.
+template <class Op>
+constexpr bool kVecLanes = std::is_same_v<typename Op::in_t, typename Op::acc_t> &&
+                           (std::is_same_v<typename Op::acc_t, float> || std::is_same_v<typename Op::acc_t, double> ||
+                            std::is_same_v<typename Op::acc_t, int32_t> || std::is_same_v<typename Op::acc_t, int64_t>);
+
+template <typename V, typename T>
+inline V vload(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
+}
 
 template <class Op, int L>
 inline void accumulate_lanes(typename Op::acc_t* __restrict acc, const typename Op::in_t* __restrict p,
                              int64_t n) {
   using Acc = typename Op::acc_t;
-  Acc a[L];
-  for (int j = 0; j < L; ++j) a[j] = acc[j];
-  for (int64_t i = 0; i + L <= n; i += L)
-    for (int j = 0; j < L; ++j) a[j] = Op::combine(a[j], Op::load(p[i + j]));
-  for (int j = 0; j < L; ++j) acc[j] = a[j];
+  if constexpr (kVecLanes<Op>) {
+    typedef Acc V __attribute__((vector_size(kVecBytes)));
+    constexpr int VL = kVecBytes / static_cast<int>(sizeof(Acc));
+    static_assert(L == 4 * VL);
+    V a0 = vload<V>(acc), a1 = vload<V>(acc + VL), a2 = vload<V>(acc + 2 * VL), a3 = vload<V>(acc + 3 * VL);
+    for (int64_t i = 0; i + L <= n; i += L) {
+      a0 = Op::vcombine(a0, vload<V>(p + i));
+      a1 = Op::vcombine(a1, vload<V>(p + i + VL));
+      a2 = Op::vcombine(a2, vload<V>(p + i + 2 * VL));
+      a3 = Op::vcombine(a3, vload<V>(p + i + 3 * VL));
+    }
+    std::memcpy(acc, &a0, sizeof(V));
+    std::memcpy(acc + VL, &a1, sizeof(V));
+    std::memcpy(acc + 2 * VL, &a2, sizeof(V));
+    std::memcpy(acc + 3 * VL, &a3, sizeof(V));
+  } else {
+    Acc a[L];
+    for (int j = 0; j < L; ++j) a[j] = acc[j];
+    for (int64_t i = 0; i + L <= n; i += L)
+      for (int j = 0; j < L; ++j) a[j] = Op::combine(a[j], Op::load(p[i + j]));
+    for (int j = 0; j < L; ++j) acc[j] = a[j];
+  }
+}
+
+// Two independent runs at once: two memory streams keep more loads in flight than one (about
+// 1.4x the bandwidth of a single stream on the project's machine), and eight accumulators
+// hide the add latency.
+template <class Op, int L>
+inline void accumulate_lanes2(typename Op::acc_t* __restrict acc, const typename Op::in_t* __restrict p,
+                              typename Op::acc_t* __restrict acc2, const typename Op::in_t* __restrict q,
+                              int64_t n) {
+  using Acc = typename Op::acc_t;
+  if constexpr (kVecLanes<Op>) {
+    typedef Acc V __attribute__((vector_size(kVecBytes)));
+    constexpr int VL = kVecBytes / static_cast<int>(sizeof(Acc));
+    static_assert(L == 4 * VL);
+    V a0 = vload<V>(acc), a1 = vload<V>(acc + VL), a2 = vload<V>(acc + 2 * VL), a3 = vload<V>(acc + 3 * VL);
+    V b0 = vload<V>(acc2), b1 = vload<V>(acc2 + VL), b2 = vload<V>(acc2 + 2 * VL), b3 = vload<V>(acc2 + 3 * VL);
+    for (int64_t i = 0; i + L <= n; i += L) {
+      a0 = Op::vcombine(a0, vload<V>(p + i));
+      b0 = Op::vcombine(b0, vload<V>(q + i));
+      a1 = Op::vcombine(a1, vload<V>(p + i + VL));
+      b1 = Op::vcombine(b1, vload<V>(q + i + VL));
+      a2 = Op::vcombine(a2, vload<V>(p + i + 2 * VL));
+      b2 = Op::vcombine(b2, vload<V>(q + i + 2 * VL));
+      a3 = Op::vcombine(a3, vload<V>(p + i + 3 * VL));
+      b3 = Op::vcombine(b3, vload<V>(q + i + 3 * VL));
+    }
+    std::memcpy(acc, &a0, sizeof(V));
+    std::memcpy(acc + VL, &a1, sizeof(V));
+    std::memcpy(acc + 2 * VL, &a2, sizeof(V));
+    std::memcpy(acc + 3 * VL, &a3, sizeof(V));
+    std::memcpy(acc2, &b0, sizeof(V));
+    std::memcpy(acc2 + VL, &b1, sizeof(V));
+    std::memcpy(acc2 + 2 * VL, &b2, sizeof(V));
+    std::memcpy(acc2 + 3 * VL, &b3, sizeof(V));
+  } else {
+    accumulate_lanes<Op, L>(acc, p, n);
+    accumulate_lanes<Op, L>(acc2, q, n);
+  }
+}
+
+// Floating sums: two blocks of kSub x kSub x L elements at once (two memory streams). In each,
+// lanes sum kSub elements (level 0), kSub such partials are summed per lane (level 1), all
+// in registers; the caller pushes the block into the cascade. The same arithmetic as the
+// one-at-a-time path of RowAccum, so results do not depend on which path ran.
+template <class Op, int L, int kSub>
+inline void cascade_block_pair(const typename Op::in_t* __restrict p, const typename Op::in_t* __restrict q,
+                               typename Op::acc_t* __restrict out_p, typename Op::acc_t* __restrict out_q) {
+  using Acc = typename Op::acc_t;
+  if constexpr (kVecLanes<Op>) {
+    typedef Acc V __attribute__((vector_size(kVecBytes)));
+    constexpr int VL = kVecBytes / static_cast<int>(sizeof(Acc));
+    static_assert(L == 4 * VL);
+    const V z = {};  // the identity of a sum
+    V sa0 = z, sa1 = z, sa2 = z, sa3 = z, sb0 = z, sb1 = z, sb2 = z, sb3 = z;
+    for (int s = 0; s < kSub; ++s) {
+      V a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
+      for (int r = 0; r < kSub; ++r, p += L, q += L) {
+        a0 = Op::vcombine(a0, vload<V>(p));
+        b0 = Op::vcombine(b0, vload<V>(q));
+        a1 = Op::vcombine(a1, vload<V>(p + VL));
+        b1 = Op::vcombine(b1, vload<V>(q + VL));
+        a2 = Op::vcombine(a2, vload<V>(p + 2 * VL));
+        b2 = Op::vcombine(b2, vload<V>(q + 2 * VL));
+        a3 = Op::vcombine(a3, vload<V>(p + 3 * VL));
+        b3 = Op::vcombine(b3, vload<V>(q + 3 * VL));
+      }
+      sa0 = Op::vcombine(sa0, a0);
+      sa1 = Op::vcombine(sa1, a1);
+      sa2 = Op::vcombine(sa2, a2);
+      sa3 = Op::vcombine(sa3, a3);
+      sb0 = Op::vcombine(sb0, b0);
+      sb1 = Op::vcombine(sb1, b1);
+      sb2 = Op::vcombine(sb2, b2);
+      sb3 = Op::vcombine(sb3, b3);
+    }
+    std::memcpy(out_p, &sa0, sizeof(V));
+    std::memcpy(out_p + VL, &sa1, sizeof(V));
+    std::memcpy(out_p + 2 * VL, &sa2, sizeof(V));
+    std::memcpy(out_p + 3 * VL, &sa3, sizeof(V));
+    std::memcpy(out_q, &sb0, sizeof(V));
+    std::memcpy(out_q + VL, &sb1, sizeof(V));
+    std::memcpy(out_q + 2 * VL, &sb2, sizeof(V));
+    std::memcpy(out_q + 3 * VL, &sb3, sizeof(V));
+  } else {
+    for (int which = 0; which < 2; ++which) {
+      const typename Op::in_t* src = which ? q : p;
+      Acc* out = which ? out_q : out_p;
+      Acc lv0[L];
+      for (int j = 0; j < L; ++j) out[j] = Op::identity();
+      for (int s = 0; s < kSub; ++s) {
+        for (int j = 0; j < L; ++j) lv0[j] = Op::identity();
+        accumulate_lanes<Op, L>(lv0, src + s * kSub * L, kSub * L);
+        for (int j = 0; j < L; ++j) out[j] = Op::combine(out[j], lv0[j]);
+      }
+    }
+  }
 }
 
 // Accumulates a stream of contiguous or strided runs into one result, in order.
+// Floating sums keep per-lane partials at three levels: level 0 sums kSub elements per lane,
+// level 1 sums kSub level-0 partials, and full level-1 blocks go into a pairwise cascade:
+// error growth like PyTorch's cascade sum (fan-out 16) at the speed of a plain vector loop.
+// Exact reductions (integers, max/min) use level 0 only.
 template <class Op>
 struct RowAccum {
   using In = typename Op::in_t;
   using Acc = typename Op::acc_t;
   static constexpr int L = sizeof(Acc) >= kLaneBytes ? 1 : kLaneBytes / static_cast<int>(sizeof(Acc));
-  // Elements per lane block before it is flushed into the cascade (64 per lane).
-  static constexpr int64_t kBlock = Op::kCascade ? 64 * L : std::numeric_limits<int64_t>::max();
+  static constexpr int kSub = 16;
+  static constexpr int64_t kLevel0 = Op::kCascade ? int64_t(kSub) * L : std::numeric_limits<int64_t>::max();
+  // Elements per cascade block (cascade ops only).
+  static constexpr int64_t kBlock = Op::kCascade ? kLevel0 * kSub : std::numeric_limits<int64_t>::max();
 
-  Acc lanes[L];
-  int64_t in_block = 0;
-  Cascade<Op> cascade;
+  Acc lanes[L];   // level 0
+  Acc level1[L];
+  int64_t in_level0 = 0;  // elements in level 0
+  int in_level1 = 0;      // level-0 partials in level 1
+  Cascade<Op, Op::kCascade ? L : 1> cascade;
 
-  RowAccum() { reset_lanes(); }
-  void reset_lanes() {
-    for (int j = 0; j < L; ++j) lanes[j] = Op::identity();
+  RowAccum() {
+    reset(lanes);
+    reset(level1);
   }
-  void flush() {
-    for (int w = L / 2; w >= 1; w /= 2)
-      for (int j = 0; j < w; ++j) lanes[j] = Op::combine(lanes[j], lanes[j + w]);
-    cascade.push(lanes[0]);
-    reset_lanes();
-    in_block = 0;
+  static void reset(Acc* ln) {
+    for (int j = 0; j < L; ++j) ln[j] = Op::identity();
+  }
+  // Level 0 is full: fold it into level 1, and level 1 into the cascade when that is full.
+  void carry() {
+    for (int j = 0; j < L; ++j) level1[j] = Op::combine(level1[j], lanes[j]);
+    reset(lanes);
+    in_level0 = 0;
+    if (++in_level1 == kSub) {
+      cascade.push(level1);
+      reset(level1);
+      in_level1 = 0;
+    }
   }
   void add_contig(const In* p, int64_t n) {
+    if constexpr (Op::kCascade) {
+      if (in_level0 == 0 && in_level1 == 0 && n >= 2 * kBlock) {
+        Acc a[L], b[L];
+        do {
+          cascade_block_pair<Op, L, kSub>(p, p + kBlock, a, b);
+          cascade.push(a);
+          cascade.push(b);
+          p += 2 * kBlock;
+          n -= 2 * kBlock;
+        } while (n >= 2 * kBlock);
+      }
+    } else if (n >= 8 * L) {
+      // Exact reductions: two halves as two memory streams, combined in any order.
+      const int64_t half = n / 2 / L * L;
+      Acc other[L];
+      reset(other);
+      accumulate_lanes2<Op, L>(lanes, p, other, p + half, half);
+      for (int j = 0; j < L; ++j) lanes[j] = Op::combine(lanes[j], other[j]);
+      p += 2 * half;
+      n -= 2 * half;
+    }
     while (n > 0) {
-      const int64_t take = std::min(n, kBlock - in_block);
+      const int64_t take = std::min(n, kLevel0 - in_level0);
       const int64_t vec = take / L * L;
       accumulate_lanes<Op, L>(lanes, p, vec);
       for (int64_t i = vec; i < take; ++i) lanes[i - vec] = Op::combine(lanes[i - vec], Op::load(p[i]));
-      in_block += take;
+      in_level0 += take;
       p += take;
       n -= take;
-      if (in_block == kBlock) flush();
+      if (in_level0 == kLevel0) carry();
     }
   }
   void add_strided(const char* p, int64_t stride, int64_t n) {
     while (n > 0) {
-      const int64_t take = std::min(n, kBlock - in_block);
+      const int64_t take = std::min(n, kLevel0 - in_level0);
       for (int64_t i = 0; i < take; ++i)
         lanes[i % L] = Op::combine(lanes[i % L], Op::load(load<In>(p + i * stride)));
-      in_block += take;
+      in_level0 += take;
       p += take * stride;
       n -= take;
-      if (in_block == kBlock) flush();
+      if (in_level0 == kLevel0) carry();
     }
   }
   Acc result() {
-    if (in_block > 0 || cascade.used == 0) flush();
-    return cascade.result();
+    if constexpr (Op::kCascade) {
+      if (in_level0 > 0) carry();
+      if (in_level1 > 0 || cascade.used == 0) cascade.push(level1);
+      return cascade.result();
+    } else {
+      Acc r = lanes[0];
+      for (int j = 1; j < L; ++j) r = Op::combine(r, lanes[j]);
+      return r;
+    }
   }
 };
 
