@@ -739,3 +739,18 @@ TEST(PointwiseCompare, DefaultIsaMatchesSelected) {
     ASSERT_EQ(values<double>(run(cpu::where_stub.table[0])), values<double>(run(cpu::where_stub.get())));
   }
 }
+
+// Output 48 bytes past the input modulo 4 KiB takes the bounce-buffer path of the unary
+// kernels (4K aliasing); values must not change.
+TEST(PointwiseUnary, OutputAliasingInputModulo4KiB) {
+  const int64_t n = (int64_t(1) << 16) + 5;
+  std::vector<float> mem(static_cast<size_t>(2 * n + 64));
+  float* in = mem.data();
+  float* out = mem.data() + n + 12 + (4096 - (n * 4) % 4096) / 4;
+  ASSERT_EQ((reinterpret_cast<uintptr_t>(out) - reinterpret_cast<uintptr_t>(in)) % 4096, 48u);
+  for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 97) * 0.05f - 2.f;
+  ember::Tensor x = ember::from_blob(in, {n}, ember::kFloat);
+  ember::Tensor y = ember::from_blob(out, {n}, ember::kFloat);
+  ember::exp_out(y, x);
+  for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(out[i], std::exp(in[i]), 2e-6f * std::exp(in[i])) << i;
+}
