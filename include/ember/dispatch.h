@@ -374,6 +374,14 @@ void register_composite(std::string_view op) {
   Dispatcher::get().set_composite(op, kf, typeid(Sig));
 }
 
+// For ops whose CPU kernel stops after shape and dtype inference on Meta tensors: the same
+// function serves both keys.
+template <typename Sig, Sig* Fn>
+void register_cpu_meta(std::string_view op) {
+  register_kernel<Sig, Fn>(op, DispatchKey::CPU);
+  register_kernel<Sig, Fn>(op, DispatchKey::Meta);
+}
+
 // Registers a boxed kernel (for layers or backends written against the stack).
 void register_boxed_kernel(std::string_view op, DispatchKey k, BoxedKernel kernel);
 

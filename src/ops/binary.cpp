@@ -115,12 +115,6 @@ Tensor& div_out_k(const Tensor& a, const Tensor& b, std::optional<std::string_vi
   return out;
 }
 
-template <typename Sig, Sig* Fn>
-void register_cpu_meta(const char* name) {
-  register_kernel<Sig, Fn>(name, DispatchKey::CPU);
-  register_kernel<Sig, Fn>(name, DispatchKey::Meta);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- front functions

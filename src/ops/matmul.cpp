@@ -183,12 +183,6 @@ Tensor bmm_k(const Tensor& a, const Tensor& b) {
 using BinarySig = Tensor(const Tensor&, const Tensor&);
 using OutSig = Tensor&(const Tensor&, const Tensor&, Tensor&);
 
-template <typename Sig, Sig* Fn>
-void register_cpu_meta(const char* name) {
-  register_kernel<Sig, Fn>(name, DispatchKey::CPU);
-  register_kernel<Sig, Fn>(name, DispatchKey::Meta);
-}
-
 }  // namespace
 
 Tensor matmul(const Tensor& self, const Tensor& other) {

@@ -276,12 +276,6 @@ using DimOutSig = Tensor&(const Tensor&, IntArrayRef, bool, std::optional<Scalar
 using AllSig = Tensor(const Tensor&);
 using MinMaxDimSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
 
-template <typename Sig, Sig* Fn>
-void register_cpu_meta(const char* name) {
-  register_kernel<Sig, Fn>(name, DispatchKey::CPU);
-  register_kernel<Sig, Fn>(name, DispatchKey::Meta);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- front functions
