@@ -80,11 +80,13 @@ bench: deps
 # Python is not built with ASan, so the ASan runtime must be loaded before anything else:
 # LD_PRELOAD it for pytest. CPython and NumPy keep memory alive until exit on purpose, so
 # leak checking is off there (it stays on for the C++ tests).
-ASAN_LIB = $(shell gcc -print-file-name=libasan.so)
+# libstdc++ must be preloaded too: python3 is a C program, and without it ASan cannot find
+# the real __cxa_throw when Ember throws (a CHECK failure on the first exception).
+ASAN_LIB = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libstdc++.so.6)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 PY_SAN_ENV = ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-             LD_PRELOAD=$(ASAN_LIB)
+             LD_PRELOAD="$(ASAN_LIB)"
 
 asan: deps
 	$(call configure,$(ASAN_DIR),RelWithDebInfo,-DEMBER_SANITIZE=ON)

@@ -22,6 +22,7 @@ inline int threads_for(int64_t work, int64_t grain = kGrainSize) {
 // Elements [begin, end) of the iteration, in order.
 template <typename F>
 void for_each_range(const ElementwiseIter& it, int64_t begin, int64_t end, const F& fn) {
+  if (begin >= end) return;  // also keeps zero-size dims out of the index math below
   constexpr int N = ElementwiseIter::kMaxOperands;
   const int nt = it.ntensors();
   const int nd = it.ndim();
