@@ -4,8 +4,8 @@ A row names the op, how to call it in either library, the dtypes Ember declares 
 sample inputs per dtype (scalar, zero-size, non-contiguous, broadcast cases) and error
 inputs. Every new op adds its row here.
 """
-from op_testing import (ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, ErrorSample, FLOATING, INTEGRAL,
-                        OpInfo, REAL, Sample, T)
+from op_testing import (ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, ErrorSample, FLOATING, OpInfo, REAL,
+                        Sample, T)
 
 # Integer and bool inputs compute in the default float dtype; float16 is missing as in
 # PyTorch 1.13's CPU kernels.
@@ -185,5 +185,3 @@ ROWS = [
     OpInfo("t", lambda lib, a: a.t(), ALL_DTYPES, lambda d: [Sample([T((3, 4))])],
            lambda: [ErrorSample([T((2, 3, 4))], {}, RuntimeError, "t\\(\\) expects a tensor with <= 2 dimensions")]),
 ]
-
-INTEGRAL_USED = INTEGRAL  # exported for tests that need the integer dtypes

@@ -16,8 +16,6 @@ import ember
 from op_table import ROWS
 from op_testing import ALL_DTYPES, build, compare, run_both, to_numpy
 
-ROW_IDS = [r.name for r in ROWS]
-
 
 def _cases():
     for row in ROWS:
