@@ -22,10 +22,12 @@ namespace ember {
 
 // ---------------------------------------------------------------- boxed values
 struct None {};
+class Generator;
 class IValue {
  public:
   using Value = std::variant<None, Tensor, std::vector<Tensor>, Scalar, int64_t, double, bool,
-                             std::vector<int64_t>, std::string, ScalarType, Device>;
+                             std::vector<int64_t>, std::vector<double>, std::string, ScalarType, Device,
+                             Generator*>;
   IValue() = default;
   template <typename T>
   IValue(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT
@@ -52,6 +54,9 @@ using Stack = std::vector<IValue>;
 enum class Tag : uint32_t {
   Pointwise = 1, Reduction = 2, View = 4, Inplace = 8, Random = 16, Nondeterministic = 32,
   Factory = 64,
+  // Python exposure (python/bindings/generic.cpp): only as a Tensor method, or not at all.
+  // In-place ops (name ending in '_') are methods only without the tag.
+  MethodOnly = 128, Internal = 256,
 };
 constexpr uint32_t operator|(Tag a, Tag b) { return static_cast<uint32_t>(a) | static_cast<uint32_t>(b); }
 constexpr uint32_t operator|(uint32_t a, Tag b) { return a | static_cast<uint32_t>(b); }
@@ -98,6 +103,8 @@ class OpEntry {
   const KernelFunction& kernel(DispatchKey k) const { return kernels_[static_cast<int>(k)]; }
   const KernelFunction& composite() const { return composite_; }
   const std::type_info* signature() const { return signature_; }
+  // Ops are numbered as they are defined; bindings try overloads in this order.
+  int definition_order() const { return definition_order_; }
 
   // The kernel that serves key set ks; also returns the key it was chosen for.
   // Throws NotImplementedError naming the op and backend when nothing serves it.
@@ -111,6 +118,7 @@ class OpEntry {
   Schema schema_;
   uint32_t tags_ = 0;
   bool defined_ = false;
+  int definition_order_ = 0;
   const std::type_info* signature_ = nullptr;
   KernelFunction kernels_[kNumDispatchKeys];
   KernelFunction composite_;  // works on every backend by calling other ops
@@ -189,6 +197,15 @@ template <> struct Boxer<IntArrayRef> {
   static IValue box(IntArrayRef l) { return IValue(l.vec()); }
   static IntArrayRef unbox(IValue& v) { return IntArrayRef(v.get<std::vector<int64_t>>()); }
 };
+template <> struct Boxer<ArrayRef<double>> {
+  static IValue box(ArrayRef<double> l) { return IValue(l.vec()); }
+  static ArrayRef<double> unbox(IValue& v) { return ArrayRef<double>(v.get<std::vector<double>>()); }
+};
+// Generator? arguments: None (the default generator) is a null pointer.
+template <> struct Boxer<Generator*> {
+  static IValue box(Generator* g) { return g ? IValue(g) : IValue(None{}); }
+  static Generator* unbox(IValue& v) { return v.is_none() ? nullptr : v.get<Generator*>(); }
+};
 template <> struct Boxer<std::string_view> {
   static IValue box(std::string_view s) { return IValue(std::string(s)); }
   static std::string_view unbox(IValue& v) { return v.get<std::string>(); }
@@ -208,12 +225,20 @@ template <typename T> struct Boxer {  // plain values held by IValue directly
 template <typename T>
 using bare_t = std::remove_cv_t<std::remove_reference_t<T>>;
 
+template <typename T> struct is_tensor_tuple : std::false_type {};
+template <typename... T>
+struct is_tensor_tuple<std::tuple<T...>> : std::bool_constant<(std::is_same_v<bare_t<T>, Tensor> && ...)> {};
+// (Tensor&, Tensor&): several out= arguments returned by reference.
+template <typename T> struct is_ref_tuple : std::false_type {};
+template <typename... T>
+struct is_ref_tuple<std::tuple<T...>> : std::bool_constant<(std::is_same_v<T, Tensor&> && ...)> {};
+
+// Tuples of tensors take one stack slot per element.
 template <typename Ret>
 void push_result(Stack& s, Ret&& r) {
   using R = bare_t<Ret>;
-  if constexpr (std::is_same_v<R, std::tuple<Tensor, Tensor>>) {
-    s.emplace_back(std::get<0>(r));
-    s.emplace_back(std::get<1>(r));
+  if constexpr (is_tensor_tuple<R>::value) {
+    std::apply([&](auto&... t) { (s.emplace_back(t), ...); }, r);
   } else {
     s.push_back(Boxer<R>::box(r));
   }
@@ -222,8 +247,10 @@ void push_result(Stack& s, Ret&& r) {
 template <typename Ret>
 Ret pop_result(Stack& s) {
   using R = bare_t<Ret>;
-  if constexpr (std::is_same_v<R, std::tuple<Tensor, Tensor>>) {
-    return {s[0].tensor(), s[1].tensor()};
+  if constexpr (is_tensor_tuple<R>::value) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return R{s[I].tensor()...};
+    }(std::make_index_sequence<std::tuple_size_v<R>>{});
   } else {
     return Boxer<R>::unbox(s[0]);
   }
@@ -290,18 +317,24 @@ class TypedOp<Ret(Args...)> {
       return;
     } else if constexpr (std::is_lvalue_reference_v<Ret>) {
       // In-place and out= kernels return the mutated argument: the first one marked (a!).
-      return first_written(args...);
+      return *written<0>(args...);
+    } else if constexpr (detail::is_ref_tuple<Ret>::value) {
+      return [&]<size_t... I>(std::index_sequence<I...>) {
+        return Ret(*written<I>(args...)...);
+      }(std::make_index_sequence<std::tuple_size_v<Ret>>{});
     } else {
       return detail::pop_result<Ret>(stack);
     }
   }
 
-  template <typename... A>
-  Ret first_written(A&&... args) const {
+  // The argument of the op marked (a!) `Nth` (counting from 0).
+  template <size_t Nth, typename... A>
+  Tensor* written(A&&... args) const {
     int want = -1;
+    size_t seen = 0;
     const auto& a = op_->schema().arguments;
     for (size_t i = 0; i < a.size(); ++i)
-      if (a[i].is_write) { want = static_cast<int>(i); break; }
+      if (a[i].is_write && seen++ == Nth) { want = static_cast<int>(i); break; }
     EMBER_INTERNAL_ASSERT(want >= 0, "op ", op_->name(), " returns a reference but has no (a!) argument");
     Tensor* found = nullptr;
     int i = 0;
@@ -312,7 +345,7 @@ class TypedOp<Ret(Args...)> {
       ++i;
     };
     (visit(args), ...);
-    return *found;
+    return found;
   }
 
   OpEntry* op_;
@@ -332,8 +365,8 @@ struct KernelAdapter<Ret(Args...)> {
     if constexpr (std::is_void_v<Ret>) {
       Fn(unbox_arg<Args, I>(stack)...);
       stack.clear();
-    } else if constexpr (std::is_lvalue_reference_v<Ret>) {
-      // The result is a mutated argument: the stack keeps the arguments, which share their
+    } else if constexpr (std::is_lvalue_reference_v<Ret> || is_ref_tuple<Ret>::value) {
+      // The results are mutated arguments: the stack keeps the arguments, which share their
       // TensorImpl with the caller's handles.
       Fn(unbox_arg<Args, I>(stack)...);
     } else {
@@ -359,6 +392,10 @@ struct KernelAdapter<Ret(Args...)> {
 template <typename Sig>
 void define_op(std::string_view schema, uint32_t tags = 0) {
   Dispatcher::get().define(schema, tags, typeid(Sig));
+}
+template <typename Sig>
+void define_op(std::string_view schema, Tag tag) {
+  define_op<Sig>(schema, static_cast<uint32_t>(tag));
 }
 
 // Registers Fn as op's kernel for key k (unboxed, plus a boxed adapter for fallbacks).

@@ -118,6 +118,10 @@ inline bool try_py_number(PyObject* o, Scalar& s) {
   return false;
 }
 bool is_number(PyObject* o);
+// bool, int, float or complex, by the Scalar's kind (new reference).
+PyObject* scalar_to_py(const Scalar& s);
+// The ember.Generator behind `o`, or null when `o` is not one (random.cpp).
+Generator* try_generator(PyObject* o);
 
 std::optional<ScalarType> try_dtype(PyObject* o);     // ember.dtype or float/int/bool/complex
 std::optional<Device> try_device(PyObject* o);        // ember.device, "cpu", "meta:0", ...
@@ -261,6 +265,8 @@ void init_tensor_type(PyObject* m);  // creates ember._C.Tensor from the collect
 void init_factories(PyObject* m);
 void init_interop(PyObject* m);
 void init_random(PyObject* m);
+// Exposes every dispatcher op that no hand-written binding covers (generic.cpp); runs last.
+void init_generic_ops(PyObject* m);
 
 // Method tables contributed by the op areas, gathered by init_tensor_type.
 extern PyMethodDef tensor_view_methods[];    // views.cpp

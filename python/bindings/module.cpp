@@ -91,6 +91,7 @@ PYBIND11_MODULE(_C, m) {
     init_interop(mod);
     init_random(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
+    init_generic_ops(mod);
   } catch (const python_error&) {
     throw pybind11::error_already_set();  // keeps the Python error that was set
   }

@@ -310,6 +310,11 @@ PyObject* m_bernoulli_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
 
 }  // namespace
 
+Generator* try_generator(PyObject* o) {
+  return generator_type && PyObject_TypeCheck(o, generator_type) ? reinterpret_cast<PyGenerator*>(o)->gen
+                                                                 : nullptr;
+}
+
 Generator* Args::generator(int i) const {
   if (!v[i]) return nullptr;
   if (!PyObject_TypeCheck(v[i], generator_type)) type_error(i, "ember.Generator");

@@ -190,17 +190,6 @@ Py_hash_t tensor_hash(PyObject* self) {
 }
 
 // ---------------------------------------------------------------- conversions to Python
-PyObject* scalar_to_py(const Scalar& s) {
-  switch (s.kind()) {
-    case Scalar::Kind::Bool: return PyBool_FromLong(s.to<bool>());
-    case Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
-    case Scalar::Kind::Double: return PyFloat_FromDouble(s.to_double());
-    default: {
-      complex128 c = s.to_complex();
-      return PyComplex_FromDoubles(c.real(), c.imag());
-    }
-  }
-}
 
 void check_one_element(const Tensor& t) {
   EMBER_CHECK(t.numel() == 1, ValueError, "only one element tensors can be converted to Python scalars");
@@ -513,6 +502,18 @@ void init_tensor_type(PyObject* m) {
   if (PyModule_AddObject(m, "Tensor", t) < 0) throw python_error();
   for (PyMethodDef* fns : {module_view_functions, module_op_functions})
     if (PyModule_AddFunctions(m, fns) < 0) throw python_error();
+}
+
+PyObject* scalar_to_py(const Scalar& s) {
+  switch (s.kind()) {
+    case Scalar::Kind::Bool: return PyBool_FromLong(s.to<bool>());
+    case Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
+    case Scalar::Kind::Double: return PyFloat_FromDouble(s.to_double());
+    default: {
+      complex128 c = s.to_complex();
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
+  }
 }
 
 }  // namespace ember::py

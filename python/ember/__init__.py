@@ -13,6 +13,20 @@ from . import utils  # noqa: F401
 
 __version__ = "0.1.0"
 
+
+
+def load_library(path):
+    """Loads a shared library of C++ ops (like torch.ops.load_library): ops it registers
+    become ember.<name> functions and Tensor methods."""
+    import ctypes
+    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    _C._expose_new_ops()
+    g = globals()
+    for name in dir(_C):
+        if not name.startswith("_") and name not in g:
+            g[name] = getattr(_C, name)
+
+
 # torch.nn.Parameter-style subclasses build themselves with Tensor._make_subclass(cls, data).
 Tensor._make_subclass = staticmethod(_C._make_subclass)
 _tensor.install(Tensor)

@@ -65,6 +65,8 @@ void Dispatcher::define(std::string_view schema_text, uint32_t tags, const std::
   e.tags_ = tags;
   e.signature_ = &sig;
   e.defined_ = true;
+  static int next_order = 0;
+  e.definition_order_ = next_order++;
 }
 
 void Dispatcher::set_kernel(std::string_view op, DispatchKey k, KernelFunction kf,

@@ -115,13 +115,13 @@ EMBER_REGISTER(copy_ops) {
   define_op<FillSig>("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", Tag::Inplace | Tag::Pointwise);
   register_composite<FillSig, &fill_composite>("fill_.Scalar");
 
-  define_op<ToDtypeSig>("to.dtype(Tensor self, ScalarType dtype, bool copy=False) -> Tensor");
+  define_op<ToDtypeSig>("to.dtype(Tensor self, ScalarType dtype, bool copy=False) -> Tensor", Tag::MethodOnly);
   register_composite<ToDtypeSig, &to_dtype_composite>("to.dtype");
-  define_op<ToDeviceSig>("to.device(Tensor self, Device device, bool copy=False) -> Tensor");
+  define_op<ToDeviceSig>("to.device(Tensor self, Device device, bool copy=False) -> Tensor", Tag::MethodOnly);
   register_composite<ToDeviceSig, &to_device_composite>("to.device");
   define_op<UnarySig>("clone(Tensor self) -> Tensor");
   register_composite<UnarySig, &clone_composite>("clone");
-  define_op<UnarySig>("contiguous(Tensor(a) self) -> Tensor(a)");
+  define_op<UnarySig>("contiguous(Tensor(a) self) -> Tensor(a)", Tag::MethodOnly);
   register_composite<UnarySig, &clone_composite>("contiguous");
 }
 

@@ -383,7 +383,7 @@ Tensor nonzero(const Tensor& self) {
 }
 
 EMBER_REGISTER(index_ops) {
-  define_op<IndexSig>("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor");
+  define_op<IndexSig>("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", Tag::Internal);
   register_kernel<IndexSig, &index_kernel>("index.Tensor", DispatchKey::CPU);
   register_kernel<IndexSig, &index_kernel>("index.Tensor", DispatchKey::Meta);
 
