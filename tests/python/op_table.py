@@ -4,6 +4,10 @@ A row names the op, how to call it in either library, the dtypes Ember declares 
 sample inputs per dtype (scalar, zero-size, non-contiguous, broadcast cases) and error
 inputs. Every new op adds its row here.
 """
+import glob
+import importlib
+import os
+
 from op_testing import (ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, ErrorSample, FLOATING, OpInfo, REAL,
                         Sample, T)
 
@@ -185,3 +189,13 @@ ROWS = [
     OpInfo("t", lambda lib, a: a.t(), ALL_DTYPES, lambda d: [Sample([T((3, 4))])],
            lambda: [ErrorSample([T((2, 3, 4))], {}, RuntimeError, "t\\(\\) expects a tensor with <= 2 dimensions")]),
 ]
+
+# Each op family keeps its rows in a module of its own, op_rows_<family>.py, with a ROWS
+# list and optionally a COVERED_ELSEWHERE set (ops tested by dedicated tests instead).
+COVERED_ELSEWHERE = set()
+for _path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_rows_*.py"))):
+    _module = importlib.import_module(os.path.splitext(os.path.basename(_path))[0])
+    ROWS.extend(_module.ROWS)
+    COVERED_ELSEWHERE |= set(getattr(_module, "COVERED_ELSEWHERE", ()))
+_names = [r.name for r in ROWS]
+assert len(_names) == len(set(_names)), "op-table rows must have unique names"
