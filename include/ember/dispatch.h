@@ -54,9 +54,9 @@ using Stack = std::vector<IValue>;
 enum class Tag : uint32_t {
   Pointwise = 1, Reduction = 2, View = 4, Inplace = 8, Random = 16, Nondeterministic = 32,
   Factory = 64,
-  // Python exposure (python/bindings/generic.cpp): only as a Tensor method, or not at all.
-  // In-place ops (name ending in '_') are methods only without the tag.
-  MethodOnly = 128, Internal = 256,
+  // Python exposure (python/bindings/generic.cpp): only as a Tensor method, only as an
+  // ember.* function, or not at all. In-place ops (name ending in '_') are methods only.
+  MethodOnly = 128, FunctionOnly = 512, Internal = 256,
 };
 constexpr uint32_t operator|(Tag a, Tag b) { return static_cast<uint32_t>(a) | static_cast<uint32_t>(b); }
 constexpr uint32_t operator|(uint32_t a, Tag b) { return a | static_cast<uint32_t>(b); }

@@ -182,3 +182,6 @@ ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(TensorList tensors);
 
 }  // namespace ember
+
+// Op families with headers of their own.
+#include "ember/ops/products.h"

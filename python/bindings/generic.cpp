@@ -615,7 +615,9 @@ void expose_ops(PyObject* m) {
                              });
     const bool want_function = !method_only && !PyObject_HasAttrString(m, name.c_str());
     const bool want_method = !PyDict_GetItemString(tensor_dict, name.c_str()) &&
-                             std::any_of(ovs.begin(), ovs.end(), has_self);
+                             std::any_of(ovs.begin(), ovs.end(), [](const Overload& ov) {
+                               return has_self(ov) && !ov.op->has_tag(Tag::FunctionOnly);
+                             });
     if (!want_function && !want_method) continue;
     for (const Overload& ov : ovs)
       if (ov.named_result && !PyDict_GetItemString(rt, name.c_str()))

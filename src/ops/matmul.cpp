@@ -1,5 +1,6 @@
-// Matrix products: matmul (torch.matmul's rules: dot, mv, vm, mm and batched products with
-// broadcast batch dims), mm, bmm, matmul's out= form.
+// Matrix products through BLAS: matmul (torch.matmul's rules: dot, mv, vm, mm and batched
+// products with broadcast batch dims), mm, bmm, dot, vdot, mv, outer, and the fused
+// beta * self + alpha * (product) family addmm, addmv, addr, baddbmm, addbmm.
 //
 // Dtype rules follow PyTorch 1.13 on CPU: both operands must share one dtype (no promotion);
 // float32/float64/complex go through BLAS (see backends/cpu/blas.cpp), bfloat16 computes in
@@ -9,6 +10,8 @@
 #include "backends/cpu/blas.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "ember/ops/products.h"
+#include "ops/iter.h"
 
 namespace ember {
 
@@ -30,17 +33,22 @@ void check_operands(const char* op, const Tensor& a, const Tensor& b) {
 // are batch dims: a view when the batch dims fold into one stride, else a copy.
 Tensor as_batch(const Tensor& t, int64_t batch, int64_t r, int64_t c) { return t.reshape({batch, r, c}); }
 
-// out[B, m, n] = a[B, m, k] @ b[B, k, n], all on the CPU, out contiguous-or-not.
-void run_gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
+// out[B, m, n] = alpha * a[B, m, k] @ b[B, k, n] + beta * out (out only read when beta != 0),
+// all on the CPU, out contiguous-or-not.
+void run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha = 1,
+              const Scalar& beta = 0) {
   if (out.numel() == 0) return;
   if (a.dtype() == kBFloat16) {
-    Tensor tmp = empty(out.sizes(), kFloat);
-    run_gemm(a.to(kFloat), b.to(kFloat), tmp);
+    // Computed in float32 and rounded once.
+    Tensor tmp = beta.to_complex() == complex128(0) ? empty(out.sizes(), kFloat) : out.to(kFloat);
+    run_gemm(a.to(kFloat), b.to(kFloat), tmp, alpha, beta);
     Tensor o = out;
     copy_(o, tmp);
     return;
   }
   cpu::GemmArgs g;
+  g.alpha = alpha.to_complex();
+  g.beta = beta.to_complex();
   g.dtype = a.dtype();
   g.batch = out.sizes()[0];
   g.m = out.sizes()[1];
@@ -180,8 +188,273 @@ Tensor bmm_k(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// ---------------------------------------------------------------- fused products
+// Complex coefficients need complex operands. (Floating coefficients on integer operands are
+// truncated, as PyTorch 1.13's BLAS-backed products do.)
+void check_coefficients(const char* op, ScalarType dt, const Scalar& beta, const Scalar& alpha) {
+  if (!is_complex(dt))
+    EMBER_CHECK(!beta.is_complex() && !alpha.is_complex(), RuntimeError, op,
+                "(): complex beta or alpha needs complex operands, got ", dt);
+}
+
+void check_same_dtype(const char* op, const Tensor& self, const Tensor& a) {
+  EMBER_CHECK(self.defined(), ValueError, op, "(): got an undefined tensor");
+  EMBER_CHECK(self.dtype() == a.dtype(), RuntimeError, op, "(): expected self and the matrices to have the same dtype, "
+              "but got ", self.dtype(), " and ", a.dtype());
+  EMBER_CHECK(self.device() == a.device(), RuntimeError,
+              "Expected all tensors to be on the same device, but found at least two devices, ", self.device(),
+              " and ", a.device(), "! (in ", op, ")");
+}
+
+// result = beta * self + alpha * (A @ B), with A [batch, m, k], B [batch, k, n] and `result`
+// [batch, m, n] (a view of the caller's output). `self` is already expanded to result's shape
+// and may be result itself (the in-place forms). beta == 0 ignores self, NaNs included.
+void fused_product(const Tensor& self, const Tensor& A, const Tensor& B, const Tensor& result, const Scalar& beta,
+                   const Scalar& alpha) {
+  if (result.numel() == 0) return;
+  const bool reads_self = beta.to_complex() != complex128(0);
+  const bool aliased = result.is_alias_of(A) || result.is_alias_of(B);
+  if (!aliased && result.is_contiguous()) {
+    if (reads_self && !self.is_same(result)) {
+      Tensor r = result;
+      copy_(r, self);
+    }
+    return run_gemm(A, B, result, alpha, reads_self ? beta : Scalar(0));
+  }
+  Tensor tmp = reads_self ? self.contiguous().clone() : empty(result.sizes(), result.dtype());
+  run_gemm(A, B, tmp, alpha, reads_self ? beta : Scalar(0));
+  Tensor r = result;
+  copy_(r, tmp);
+}
+
+// The output of an add* op: `out` resized (or a new tensor), checked like torch's out=.
+Tensor& prepare_out(const char* op, Tensor& out, IntArrayRef shape, const Tensor& like) {
+  EMBER_CHECK(out.dtype() == like.dtype(), RuntimeError, op, "(): Expected out tensor to have dtype ", like.dtype(),
+              ", but got ", out.dtype(), " instead");
+  EMBER_CHECK(out.device() == like.device(), RuntimeError, op, "(): Expected out tensor on ", like.device(),
+              ", but got it on ", out.device());
+  if (!out.sizes().equals(shape)) resize_(out, shape);
+  return out;
+}
+
+void check_matrix(const char* op, const char* what, const Tensor& t, int64_t dims) {
+  EMBER_CHECK(t.dim() == dims, RuntimeError, op, "(): ", what, " must be a ", dims == 1 ? "vector" :
+              dims == 2 ? "matrix" : "3D tensor", ", got ", t.dim(), "-D tensor");
+}
+
+// Shapes: addmm [m, n]; checks and returns the result's shape.
+DimVector addmm_shape(const Tensor& self, const Tensor& m1, const Tensor& m2) {
+  check_operands("addmm", m1, m2);
+  check_same_dtype("addmm", self, m1);
+  check_matrix("addmm", "mat1", m1, 2);
+  check_matrix("addmm", "mat2", m2, 2);
+  EMBER_CHECK(m1.sizes()[1] == m2.sizes()[0], RuntimeError, "mat1 and mat2 shapes cannot be multiplied (",
+              m1.sizes()[0], "x", m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
+  return DimVector{m1.sizes()[0], m2.sizes()[1]};
+}
+DimVector baddbmm_shape(const char* op, const Tensor& self, const Tensor& b1, const Tensor& b2) {
+  check_operands(op, b1, b2);
+  check_same_dtype(op, self, b1);
+  check_matrix(op, "batch1", b1, 3);
+  check_matrix(op, "batch2", b2, 3);
+  EMBER_CHECK(b1.sizes()[0] == b2.sizes()[0] && b1.sizes()[2] == b2.sizes()[1], RuntimeError, op,
+              "(): Expected size for first two dimensions of batch2 tensor to be: [", b1.sizes()[0], ", ",
+              b1.sizes()[2], "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
+  return DimVector{b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]};
+}
+DimVector addmv_shape(const Tensor& self, const Tensor& mat, const Tensor& vec) {
+  check_operands("addmv", mat, vec);
+  check_same_dtype("addmv", self, mat);
+  check_matrix("addmv", "mat", mat, 2);
+  check_matrix("addmv", "vec", vec, 1);
+  EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0], RuntimeError, "size mismatch, got input (", mat.sizes()[0],
+              "), mat (", mat.sizes()[0], "x", mat.sizes()[1], "), vec (", vec.sizes()[0], ")");
+  return DimVector{mat.sizes()[0]};
+}
+
+// Each add* op reduces to fused_product on [batch, m, k] @ [batch, k, n] views.
+enum class Fused { Addmm, Addmv, Baddbmm, Addbmm };
+
+DimVector fused_shape(Fused f, const Tensor& self, const Tensor& a, const Tensor& b) {
+  switch (f) {
+    case Fused::Addmm: return addmm_shape(self, a, b);
+    case Fused::Addmv: return addmv_shape(self, a, b);
+    case Fused::Baddbmm: return baddbmm_shape("baddbmm", self, a, b);
+    case Fused::Addbmm: {
+      DimVector s = baddbmm_shape("addbmm", self, a, b);
+      return DimVector{s[1], s[2]};
+    }
+  }
+  return {};
+}
+
+constexpr const char* fused_name(Fused f) {
+  return f == Fused::Addmm ? "addmm" : f == Fused::Addmv ? "addmv" : f == Fused::Baddbmm ? "baddbmm" : "addbmm";
+}
+
+// Writes beta * self + alpha * product into `result` (already of the right shape).
+void fused_into(Fused f, const Tensor& self, const Tensor& a, const Tensor& b, const Tensor& result,
+                const Scalar& beta, const Scalar& alpha) {
+  const Tensor s = self.expand(result.sizes());
+  switch (f) {
+    case Fused::Addmm:
+      return fused_product(s.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), result.unsqueeze(0), beta, alpha);
+    case Fused::Addmv:
+      return fused_product(s.view({1, -1, 1}), a.unsqueeze(0), b.view({1, -1, 1}), result.view({1, -1, 1}), beta,
+                           alpha);
+    case Fused::Baddbmm: return fused_product(s, a, b, result, beta, alpha);
+    case Fused::Addbmm: {
+      // sum_i a[i] @ b[i] is one product: [m, batch*k] @ [batch*k, n].
+      const int64_t batch = a.sizes()[0], m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
+      Tensor A = a.permute({1, 0, 2}).reshape({1, m, batch * k});
+      Tensor B = b.reshape({1, batch * k, n});
+      return fused_product(s.unsqueeze(0), A, B, result.unsqueeze(0), beta, alpha);
+    }
+  }
+}
+
+template <Fused F>
+Tensor fused_k(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  DimVector shape = fused_shape(F, self, a, b);
+  check_coefficients(fused_name(F), a.dtype(), beta, alpha);
+  (void)self.expand(shape);  // raises when self does not broadcast
+  Tensor out = empty(shape, TensorOptions(a.dtype()).device(a.device()));
+  if (!a.is_meta()) fused_into(F, self, a, b, out, beta, alpha);
+  return out;
+}
+
+template <Fused F>
+Tensor& fused_out_k(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
+                    Tensor& out) {
+  DimVector shape = fused_shape(F, self, a, b);
+  check_coefficients(fused_name(F), a.dtype(), beta, alpha);
+  (void)self.expand(shape);
+  prepare_out(fused_name(F), out, shape, a);
+  if (a.is_meta()) return out;
+  if (out.is_alias_of(self) && !out.is_same(self)) {
+    Tensor tmp = empty(shape, a.dtype());
+    fused_into(F, self, a, b, tmp, beta, alpha);
+    copy_(out, tmp);
+  } else {
+    fused_into(F, self, a, b, out, beta, alpha);
+  }
+  out.bump_version();
+  return out;
+}
+
+template <Fused F>
+Tensor& fused_inplace_k(Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  DimVector shape = fused_shape(F, self, a, b);
+  check_coefficients(fused_name(F), a.dtype(), beta, alpha);
+  EMBER_CHECK(self.sizes().equals(shape), RuntimeError, fused_name(F), "_(): self of shape ", self.sizes(),
+              " cannot hold the result of shape ", IntArrayRef(shape), " in place");
+  if (a.is_meta()) return self;
+  fused_into(F, self, a, b, self, beta, alpha);
+  self.bump_version();
+  return self;
+}
+
+// ---------------------------------------------------------------- vector products
+Tensor dot_impl(const char* op, const Tensor& a, const Tensor& b) {
+  check_operands(op, a, b);
+  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, RuntimeError, "1D tensors expected, but got ", a.dim(), "D and ",
+              b.dim(), "D tensors");
+  EMBER_CHECK(a.sizes()[0] == b.sizes()[0], RuntimeError, "inconsistent tensor size, expected tensor [",
+              a.sizes()[0], "] and src [", b.sizes()[0], "] to have the same number of elements, but got ",
+              a.sizes()[0], " and ", b.sizes()[0], " elements respectively");
+  Tensor out = empty({}, TensorOptions(a.dtype()).device(a.device()));
+  if (!a.is_meta()) run_gemm(a.view({1, 1, -1}), b.view({1, -1, 1}), out.view({1, 1, 1}));
+  return out;
+}
+Tensor dot_k(const Tensor& a, const Tensor& b) { return dot_impl("dot", a, b); }
+// vdot conjugates its first argument.
+Tensor vdot_k(const Tensor& a, const Tensor& b) {
+  if (!is_complex(a.dtype()) || a.is_meta()) return dot_impl("vdot", a, b);
+  Tensor conj = a.clone();
+  conj.imag().neg_();
+  return dot_impl("vdot", conj, b);
+}
+
+Tensor mv_k(const Tensor& a, const Tensor& v) {
+  check_operands("mv", a, v);
+  check_matrix("mv", "self", a, 2);
+  check_matrix("mv", "vec", v, 1);
+  EMBER_CHECK(a.sizes()[1] == v.sizes()[0], RuntimeError, "size mismatch, got input (", a.sizes()[0], "), mat (",
+              a.sizes()[0], "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
+  Tensor out = empty({a.sizes()[0]}, TensorOptions(a.dtype()).device(a.device()));
+  if (!a.is_meta()) run_gemm(a.unsqueeze(0), v.view({1, -1, 1}), out.view({1, -1, 1}));
+  return out;
+}
+
+// outer and addr are elementwise in PyTorch: every dtype, with type promotion.
+Tensor outer_k(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.defined() && b.defined(), ValueError, "outer(): got an undefined tensor");
+  check_matrix("outer", "self", a, 1);
+  check_matrix("outer", "vec2", b, 1);
+  return mul(a.unsqueeze(1), b);
+}
+
+Tensor addr_k(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(v1.defined() && v2.defined() && self.defined(), ValueError, "addr(): got an undefined tensor");
+  EMBER_CHECK(v1.dim() == 1, RuntimeError, "addr: Expected 1-D argument vec1, but got ", v1.dim(), "-D");
+  EMBER_CHECK(v2.dim() == 1, RuntimeError, "addr: Expected 1-D argument vec2, but got ", v2.dim(), "-D");
+  const Tensor o = mul(v1.unsqueeze(1), v2);
+  (void)self.expand(o.sizes());  // raises when self does not broadcast to [n, m]
+  const ScalarType dt = promote_types(self.dtype(), o.dtype());
+  if (is_integral(dt, /*include_bool=*/true)) {
+    EMBER_CHECK(!beta.is_floating_point() && !beta.is_complex(), RuntimeError,
+                "For integral input tensors, argument beta must not be a floating point number.");
+    EMBER_CHECK(!alpha.is_floating_point() && !alpha.is_complex(), RuntimeError,
+                "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  if (dt == kBool) {  // beta and alpha act as switches; + is logical or
+    const bool b = beta.to<bool>(), a = alpha.to<bool>();
+    const Tensor kept = b ? self.expand(o.sizes()) : zeros(o.sizes(), TensorOptions(kBool).device(o.device()));
+    return a ? add(kept, o) : kept.clone();
+  }
+  if (beta.to_complex() == complex128(0)) return mul(o, alpha);
+  return add(mul(self, beta), o, alpha).expand(o.sizes()).contiguous();
+}
+
+Tensor& addr_out_k(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha,
+                   Tensor& out) {
+  Tensor r = addr_k(self, v1, v2, beta, alpha);
+  EMBER_CHECK(can_cast(r.dtype(), out.dtype()), RuntimeError, "result type ", r.dtype(),
+              " can't be cast to the desired output type ", out.dtype());
+  if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
+  return copy_(out, r);
+}
+
+Tensor& addr_inplace_k(Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
+  Tensor r = addr_k(self, v1, v2, beta, alpha);
+  EMBER_CHECK(self.sizes().equals(r.sizes()), RuntimeError, "addr_(): self of shape ", self.sizes(),
+              " cannot hold the result of shape ", r.sizes(), " in place");
+  EMBER_CHECK(can_cast(r.dtype(), self.dtype()), RuntimeError, "result type ", r.dtype(),
+              " can't be cast to the desired output type ", self.dtype());
+  return copy_(self, r);
+}
+
 using BinarySig = Tensor(const Tensor&, const Tensor&);
 using OutSig = Tensor&(const Tensor&, const Tensor&, Tensor&);
+using FusedSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
+using FusedOutSig = Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, Tensor&);
+using FusedInplaceSig = Tensor&(Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
+
+void define_fused_schemas(const std::string& n, const char* a, const char* b) {
+  const std::string args = std::string("Tensor ") + a + ", Tensor " + b + ", *, Scalar beta=1, Scalar alpha=1";
+  define_op<FusedSig>(n + "(Tensor self, " + args + ") -> Tensor");
+  define_op<FusedOutSig>(n + ".out(Tensor self, " + args + ", Tensor(a!) out) -> Tensor(a!)");
+  define_op<FusedInplaceSig>(n + "_(Tensor(a!) self, " + args + ") -> Tensor(a!)", Tag::Inplace);
+}
+
+template <Fused F>
+void define_fused(const char* a, const char* b) {
+  const std::string n = fused_name(F);
+  define_fused_schemas(n, a, b);
+  register_cpu_meta<FusedSig, &fused_k<F>>(n);
+  register_cpu_meta<FusedOutSig, &fused_out_k<F>>(n + ".out");
+  register_cpu_meta<FusedInplaceSig, &fused_inplace_k<F>>(n + "_");
+}
 
 }  // namespace
 
@@ -203,6 +476,34 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 }
 Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
 
+#define EMBER_BINARY_FRONT(name)                      \
+  Tensor name(const Tensor& self, const Tensor& other) { \
+    static const TypedOp<BinarySig> op(#name);        \
+    return op.call(self, other);                      \
+  }
+EMBER_BINARY_FRONT(dot)
+EMBER_BINARY_FRONT(vdot)
+EMBER_BINARY_FRONT(mv)
+EMBER_BINARY_FRONT(outer)
+#undef EMBER_BINARY_FRONT
+
+#define EMBER_FUSED_FRONT(name)                                                                      \
+  Tensor name(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) { \
+    static const TypedOp<FusedSig> op(#name);                                                        \
+    return op.call(self, a, b, beta, alpha);                                                         \
+  }                                                                                                  \
+  Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, \
+                     const Scalar& alpha) {                                                          \
+    static const TypedOp<FusedOutSig> op(#name ".out");                                              \
+    return op.call(self, a, b, beta, alpha, out);                                                    \
+  }
+EMBER_FUSED_FRONT(addmm)
+EMBER_FUSED_FRONT(addmv)
+EMBER_FUSED_FRONT(addr)
+EMBER_FUSED_FRONT(baddbmm)
+EMBER_FUSED_FRONT(addbmm)
+#undef EMBER_FUSED_FRONT
+
 EMBER_REGISTER(matmul_ops) {
   define_op<BinarySig>("matmul(Tensor self, Tensor other) -> Tensor");
   define_op<OutSig>("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
@@ -212,6 +513,25 @@ EMBER_REGISTER(matmul_ops) {
   register_cpu_meta<OutSig, &matmul_out_k>("matmul.out");
   register_cpu_meta<BinarySig, &mm_k>("mm");
   register_cpu_meta<BinarySig, &bmm_k>("bmm");
+  define_op<BinarySig>("dot(Tensor self, Tensor tensor) -> Tensor");
+  define_op<BinarySig>("vdot(Tensor self, Tensor other) -> Tensor");
+  define_op<BinarySig>("mv(Tensor self, Tensor vec) -> Tensor");
+  define_op<BinarySig>("outer(Tensor self, Tensor vec2) -> Tensor");
+  define_op<BinarySig>("ger(Tensor self, Tensor vec2) -> Tensor");
+  register_cpu_meta<BinarySig, &dot_k>("dot");
+  register_cpu_meta<BinarySig, &vdot_k>("vdot");
+  register_cpu_meta<BinarySig, &mv_k>("mv");
+  // outer and addr are composites of mul/add, so every backend and layer sees those.
+  register_composite<BinarySig, &outer_k>("outer");
+  register_composite<BinarySig, &outer_k>("ger");
+  define_fused<Fused::Addmm>("mat1", "mat2");
+  define_fused<Fused::Addmv>("mat", "vec");
+  define_fused_schemas("addr", "vec1", "vec2");
+  register_composite<FusedSig, &addr_k>("addr");
+  register_composite<FusedOutSig, &addr_out_k>("addr.out");
+  register_composite<FusedInplaceSig, &addr_inplace_k>("addr_");
+  define_fused<Fused::Baddbmm>("batch1", "batch2");
+  define_fused<Fused::Addbmm>("batch1", "batch2");
 }
 
 }  // namespace ember

@@ -76,45 +76,46 @@ bool use_onednn(int64_t m, int64_t n, int64_t k) {
   return m >= 512 && n >= 512 && k >= 512;
 }
 
-// ---- per-dtype BLAS entry points (row-major)
+// ---- per-dtype BLAS entry points (row-major): C = alpha * op(A) op(B) + beta * C, where
+// beta == 0 means C is only written (BLAS then never reads it, so garbage in C is harmless).
 template <typename T> struct Blas;
 template <> struct Blas<float> {
-  static void gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                   float* c, int ldc) {
+  static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                   int ldb, float beta, float* c, int ldc) {
     if (use_onednn(m, n, k)) {
-      dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.f, a, lda, b, ldb, 0.f, c, ldc);
+      dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       if (st == dnnl_success) return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.f,
-                a, lda, b, ldb, 0.f, c, ldc);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                a, lda, b, ldb, beta, c, ldc);
   }
-  static void gemv(bool t, int rows, int cols, const float* a, int lda, const float* x, int incx, float* y, int incy) {
-    cblas_sgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, 1.f, a, lda, x, incx, 0.f, y, incy);
+  static void gemv(bool t, int rows, int cols, float alpha, const float* a, int lda, const float* x, int incx,
+                   float beta, float* y, int incy) {
+    cblas_sgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
   }
   static float dot(int n, const float* x, int incx, const float* y, int incy) { return cblas_sdot(n, x, incx, y, incy); }
 };
 template <> struct Blas<double> {
-  static void gemm(bool ta, bool tb, int m, int n, int k, const double* a, int lda, const double* b, int ldb,
-                   double* c, int ldc) {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0,
-                a, lda, b, ldb, 0.0, c, ldc);
+  static void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+                   int ldb, double beta, double* c, int ldc) {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                a, lda, b, ldb, beta, c, ldc);
   }
-  static void gemv(bool t, int rows, int cols, const double* a, int lda, const double* x, int incx, double* y, int incy) {
-    cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, 1.0, a, lda, x, incx, 0.0, y, incy);
+  static void gemv(bool t, int rows, int cols, double alpha, const double* a, int lda, const double* x, int incx,
+                   double beta, double* y, int incy) {
+    cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
   }
   static double dot(int n, const double* x, int incx, const double* y, int incy) { return cblas_ddot(n, x, incx, y, incy); }
 };
 template <> struct Blas<complex64> {
-  static void gemm(bool ta, bool tb, int m, int n, int k, const complex64* a, int lda, const complex64* b, int ldb,
-                   complex64* c, int ldc) {
-    const complex64 one(1, 0), zero(0, 0);
-    cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &one,
-                a, lda, b, ldb, &zero, c, ldc);
+  static void gemm(bool ta, bool tb, int m, int n, int k, complex64 alpha, const complex64* a, int lda,
+                   const complex64* b, int ldb, complex64 beta, complex64* c, int ldc) {
+    cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha,
+                a, lda, b, ldb, &beta, c, ldc);
   }
-  static void gemv(bool t, int rows, int cols, const complex64* a, int lda, const complex64* x, int incx,
-                   complex64* y, int incy) {
-    const complex64 one(1, 0), zero(0, 0);
-    cblas_cgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, &one, a, lda, x, incx, &zero, y, incy);
+  static void gemv(bool t, int rows, int cols, complex64 alpha, const complex64* a, int lda, const complex64* x,
+                   int incx, complex64 beta, complex64* y, int incy) {
+    cblas_cgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, &alpha, a, lda, x, incx, &beta, y, incy);
   }
   static complex64 dot(int n, const complex64* x, int incx, const complex64* y, int incy) {
     complex64 r;
@@ -123,16 +124,14 @@ template <> struct Blas<complex64> {
   }
 };
 template <> struct Blas<complex128> {
-  static void gemm(bool ta, bool tb, int m, int n, int k, const complex128* a, int lda, const complex128* b,
-                   int ldb, complex128* c, int ldc) {
-    const complex128 one(1, 0), zero(0, 0);
-    cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &one,
-                a, lda, b, ldb, &zero, c, ldc);
+  static void gemm(bool ta, bool tb, int m, int n, int k, complex128 alpha, const complex128* a, int lda,
+                   const complex128* b, int ldb, complex128 beta, complex128* c, int ldc) {
+    cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha,
+                a, lda, b, ldb, &beta, c, ldc);
   }
-  static void gemv(bool t, int rows, int cols, const complex128* a, int lda, const complex128* x, int incx,
-                   complex128* y, int incy) {
-    const complex128 one(1, 0), zero(0, 0);
-    cblas_zgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, &one, a, lda, x, incx, &zero, y, incy);
+  static void gemv(bool t, int rows, int cols, complex128 alpha, const complex128* a, int lda, const complex128* x,
+                   int incx, complex128 beta, complex128* y, int incy) {
+    cblas_zgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, rows, cols, &alpha, a, lda, x, incx, &beta, y, incy);
   }
   static complex128 dot(int n, const complex128* x, int incx, const complex128* y, int incy) {
     complex128 r;
@@ -141,17 +140,29 @@ template <> struct Blas<complex128> {
   }
 };
 
+template <typename T>
+T coef(std::complex<double> v) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v.real());
+  else return T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
+}
+
+// c = alpha * r + beta * c, reading c only when beta != 0.
+template <typename T>
+void combine(T& c, T r, T alpha, T beta) {
+  c = beta == T(0) ? alpha * r : alpha * r + beta * c;
+}
+
 // One product C = A @ B through BLAS; k >= 1, m, n >= 1, all <= INT_MAX.
 template <typename T>
-void blas_matrix(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
-                 int64_t b_rs, int64_t b_cs, T* c, int64_t c_rs, int64_t c_cs) {
+void blas_matrix(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
+                 int64_t b_rs, int64_t b_cs, T beta, T* c, int64_t c_rs, int64_t c_cs) {
   using B = Blas<T>;
   std::vector<T> pa, pb;
   if (m == 1 && n == 1) {  // dot
     int64_t ia = blas_inc(k, a_cs), ib = blas_inc(k, b_rs);
     if (!ia) { pa = pack(a, 1, k, 0, a_cs); a = pa.data(); ia = 1; }
     if (!ib) { pb = pack(b, k, 1, b_rs, 0); b = pb.data(); ib = 1; }
-    *c = B::dot(static_cast<int>(k), a, static_cast<int>(ia), b, static_cast<int>(ib));
+    combine(*c, B::dot(static_cast<int>(k), a, static_cast<int>(ia), b, static_cast<int>(ib)), alpha, beta);
     return;
   }
   if (n == 1 || m == 1) {  // gemv: y = op(M) x
@@ -174,12 +185,17 @@ void blas_matrix(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int6
     const int64_t iy = blas_inc(rows, iy_raw);
     std::vector<T> py;
     T* y = c;
-    if (!iy) { py.resize(static_cast<size_t>(rows)); y = py.data(); }
+    if (!iy) {
+      py.resize(static_cast<size_t>(rows));
+      y = py.data();
+      if (beta != T(0))
+        for (int64_t i = 0; i < rows; ++i) py[static_cast<size_t>(i)] = c[i * iy_raw];
+    }
     // Stored row-major as M (rows x cols) or as M^T (cols x rows).
-    if (!lm.trans) B::gemv(false, static_cast<int>(rows), static_cast<int>(cols), mat, static_cast<int>(lm.ld), x,
-                           static_cast<int>(ix), y, static_cast<int>(iy ? iy : 1));
-    else B::gemv(true, static_cast<int>(cols), static_cast<int>(rows), mat, static_cast<int>(lm.ld), x,
-                 static_cast<int>(ix), y, static_cast<int>(iy ? iy : 1));
+    if (!lm.trans) B::gemv(false, static_cast<int>(rows), static_cast<int>(cols), alpha, mat, static_cast<int>(lm.ld),
+                           x, static_cast<int>(ix), beta, y, static_cast<int>(iy ? iy : 1));
+    else B::gemv(true, static_cast<int>(cols), static_cast<int>(rows), alpha, mat, static_cast<int>(lm.ld), x,
+                 static_cast<int>(ix), beta, y, static_cast<int>(iy ? iy : 1));
     if (!iy)
       for (int64_t i = 0; i < rows; ++i) c[i * iy_raw] = py[static_cast<size_t>(i)];
     return;
@@ -189,18 +205,18 @@ void blas_matrix(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int6
   if (!lb.ok) { pb = pack(b, k, n, b_rs, b_cs); b = pb.data(); lb = {true, false, n}; }
   Layout lc = blas_layout(m, n, c_rs, c_cs);
   if (lc.ok && !lc.trans) {
-    B::gemm(la.trans, lb.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a,
-            static_cast<int>(la.ld), b, static_cast<int>(lb.ld), c, static_cast<int>(lc.ld));
+    B::gemm(la.trans, lb.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+            static_cast<int>(la.ld), b, static_cast<int>(lb.ld), beta, c, static_cast<int>(lc.ld));
   } else if (lc.ok) {
     // C stored column-major: compute C^T = B^T A^T into it.
-    B::gemm(!lb.trans, !la.trans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), b,
-            static_cast<int>(lb.ld), a, static_cast<int>(la.ld), c, static_cast<int>(lc.ld));
+    B::gemm(!lb.trans, !la.trans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), alpha, b,
+            static_cast<int>(lb.ld), a, static_cast<int>(la.ld), beta, c, static_cast<int>(lc.ld));
   } else {
     std::vector<T> pc(static_cast<size_t>(m * n));
-    B::gemm(la.trans, lb.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a,
-            static_cast<int>(la.ld), b, static_cast<int>(lb.ld), pc.data(), static_cast<int>(n));
+    B::gemm(la.trans, lb.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), T(1), a,
+            static_cast<int>(la.ld), b, static_cast<int>(lb.ld), T(0), pc.data(), static_cast<int>(n));
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * c_rs + j * c_cs] = pc[static_cast<size_t>(i * n + j)];
+      for (int64_t j = 0; j < n; ++j) combine(c[i * c_rs + j * c_cs], pc[static_cast<size_t>(i * n + j)], alpha, beta);
   }
 }
 
@@ -214,6 +230,8 @@ void int_rows(const GemmArgs& g, int64_t row_begin, int64_t row_end) {
   const T* A = static_cast<const T*>(g.a);
   const T* Bm = static_cast<const T*>(g.b);
   T* C = static_cast<T*>(g.c);
+  const U alpha = static_cast<U>(static_cast<int64_t>(g.alpha.real()));
+  const U beta = static_cast<U>(static_cast<int64_t>(g.beta.real()));
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t bi = r / g.m, i = r % g.m;
     const T* a = A + bi * g.a_batch + i * g.a_rs;
@@ -231,7 +249,10 @@ void int_rows(const GemmArgs& g, int64_t row_begin, int64_t row_end) {
           for (int64_t j = 0; j < w; ++j) acc[j] += av * static_cast<U>(brow[j * g.b_cs]);
         }
       }
-      for (int64_t j = 0; j < w; ++j) c[(j0 + j) * g.c_cs] = static_cast<T>(acc[j]);
+      for (int64_t j = 0; j < w; ++j) {
+        T& out = c[(j0 + j) * g.c_cs];
+        out = static_cast<T>(beta == 0 ? alpha * acc[j] : alpha * acc[j] + beta * static_cast<U>(out));
+      }
     }
   }
 }
@@ -253,9 +274,10 @@ void blas_gemm(const GemmArgs& g) {
   const T* A = static_cast<const T*>(g.a);
   const T* Bm = static_cast<const T*>(g.b);
   T* C = static_cast<T*>(g.c);
+  const T alpha = coef<T>(g.alpha), beta = coef<T>(g.beta);
   auto one = [&](int64_t i) {
-    blas_matrix<T>(g.m, g.n, g.k, A + i * g.a_batch, g.a_rs, g.a_cs, Bm + i * g.b_batch, g.b_rs, g.b_cs,
-                   C + i * g.c_batch, g.c_rs, g.c_cs);
+    blas_matrix<T>(g.m, g.n, g.k, alpha, A + i * g.a_batch, g.a_rs, g.a_cs, Bm + i * g.b_batch, g.b_rs, g.b_cs,
+                   beta, C + i * g.c_batch, g.c_rs, g.c_cs);
   };
   // Many small products: one per thread, each BLAS call single-threaded (OpenBLAS and oneDNN
   // run serially inside a parallel region). Large products: BLAS threads each one.
@@ -269,13 +291,18 @@ void blas_gemm(const GemmArgs& g) {
   for (int64_t i = 0; i < g.batch; ++i) one(i);
 }
 
-void zero_fill(const GemmArgs& g) {
-  const size_t isz = itemsize(g.dtype);
-  char* C = static_cast<char*>(g.c);
+// k == 0: the product is zero, so C = beta * C.
+template <typename T>
+void scale_c(const GemmArgs& g) {
+  T* C = static_cast<T*>(g.c);
+  const bool zero = g.beta == std::complex<double>(0);
   for (int64_t bi = 0; bi < g.batch; ++bi)
     for (int64_t i = 0; i < g.m; ++i)
-      for (int64_t j = 0; j < g.n; ++j)
-        std::memset(C + (bi * g.c_batch + i * g.c_rs + j * g.c_cs) * static_cast<int64_t>(isz), 0, isz);
+      for (int64_t j = 0; j < g.n; ++j) {
+        T& c = C[bi * g.c_batch + i * g.c_rs + j * g.c_cs];
+        if constexpr (std::is_integral_v<T>) c = zero ? T(0) : static_cast<T>(c * static_cast<int64_t>(g.beta.real()));
+        else c = zero ? T(0) : c * coef<T>(g.beta);
+      }
 }
 
 }  // namespace
@@ -286,13 +313,17 @@ const char* sgemm_backend(int64_t m, int64_t n, int64_t k) {
 
 void gemm(const GemmArgs& g) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
-  if (g.k == 0) return zero_fill(g);
+  const bool empty_k = g.k == 0;
   switch (g.dtype) {
-    case kUInt8: return int_gemm<uint8_t>(g);
-    case kInt8: return int_gemm<int8_t>(g);
-    case kInt16: return int_gemm<int16_t>(g);
-    case kInt32: return int_gemm<int32_t>(g);
-    case kInt64: return int_gemm<int64_t>(g);
+    case kUInt8: return empty_k ? scale_c<uint8_t>(g) : int_gemm<uint8_t>(g);
+    case kInt8: return empty_k ? scale_c<int8_t>(g) : int_gemm<int8_t>(g);
+    case kInt16: return empty_k ? scale_c<int16_t>(g) : int_gemm<int16_t>(g);
+    case kInt32: return empty_k ? scale_c<int32_t>(g) : int_gemm<int32_t>(g);
+    case kInt64: return empty_k ? scale_c<int64_t>(g) : int_gemm<int64_t>(g);
+    case kFloat: if (empty_k) return scale_c<float>(g); break;
+    case kDouble: if (empty_k) return scale_c<double>(g); break;
+    case kComplexFloat: if (empty_k) return scale_c<complex64>(g); break;
+    case kComplexDouble: if (empty_k) return scale_c<complex128>(g); break;
     default: break;
   }
   EMBER_CHECK(g.m <= INT_MAX && g.n <= INT_MAX && g.k <= INT_MAX, RuntimeError,

@@ -2,14 +2,16 @@
 // loops for the integer dtypes.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
 #include "ember/dtype.h"
 
 namespace ember::cpu {
 
-// C[i] = A[i] @ B[i] for i < batch, with A[i] m x k, B[i] k x n, C[i] m x n. Strides are in
-// elements (batch stride 0 broadcasts a matrix); C is written, never read. Operands with a
+// C[i] = alpha * A[i] @ B[i] + beta * C[i] for i < batch, with A[i] m x k, B[i] k x n,
+// C[i] m x n. Strides are in elements (batch stride 0 broadcasts a matrix); with beta == 0
+// (the default) C is written, never read. Integer types use the real parts of alpha, beta. Operands with a
 // unit stride in either matrix dim go to BLAS as they are (transposed as needed); others are
 // packed first. dtype: float32, float64, complex64, complex128 or an integer type.
 struct GemmArgs {
@@ -21,6 +23,7 @@ struct GemmArgs {
   int64_t b_batch = 0, b_rs = 0, b_cs = 0;
   void* c = nullptr;
   int64_t c_batch = 0, c_rs = 0, c_cs = 0;
+  std::complex<double> alpha = 1, beta = 0;
 };
 void gemm(const GemmArgs& args);
 
