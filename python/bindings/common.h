@@ -265,6 +265,7 @@ void init_tensor_type(PyObject* m);  // creates ember._C.Tensor from the collect
 void init_factories(PyObject* m);
 void init_interop(PyObject* m);
 void init_random(PyObject* m);
+void init_benchmark(PyObject* m);  // callgrind client requests (benchmark.cpp)
 // Exposes every dispatcher op that no hand-written binding covers (generic.cpp); runs last.
 void init_generic_ops(PyObject* m);
 

@@ -1,3 +1,12 @@
 """Utilities mirroring torch.utils."""
 
 from . import dlpack  # noqa: F401
+
+
+def __getattr__(name):
+    # ember.utils.benchmark loads on first use, keeping `import ember` fast.
+    if name == "benchmark":
+        import importlib
+
+        return importlib.import_module(".benchmark", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
