@@ -2,47 +2,40 @@
 """Ember against PyTorch on the same workloads, in one run.
 
 Each Python workload is written once against a module `lib` (ember or torch, whose APIs
-match), so both libraries run exactly the same code. Timings alternate between the two
-libraries round by round and report medians, because this machine is noisy. The C++
-workloads come from build/benchmarks/bench_overhead (Google Benchmark, Ember and libtorch in
-one binary).
+match), so both libraries run exactly the same code, timed by ember.utils.benchmark.Timer
+(blocked_autorange). Timings alternate between the two libraries round by round and report
+medians over all rounds, because this machine is noisy. The C++ workloads come from
+build/benchmarks/bench_overhead (Google Benchmark, Ember and libtorch in one binary).
 
   ratio = torch time / ember time   (> 1 means Ember is faster)
 
-Usage: benchmarks/run.py [--filter REGEX] [--json FILE] [--rounds N] [--threads N]
+--instructions adds the instructions per call of the Ember workloads, counted by callgrind
+(Timer.collect_callgrind, one thread): unlike times they repeat from run to run, so they
+show small regressions on a shared machine.
+
+Ember is loaded from $EMBER_BUILD_DIR/python (default: build/python).
+
+Usage: benchmarks/run.py [--filter REGEX] [--json FILE] [--rounds N] [--threads N] [--instructions]
 """
 import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+BUILD = os.path.abspath(os.environ.get("EMBER_BUILD_DIR") or os.path.join(ROOT, "build"))
+sys.path.insert(0, os.path.join(BUILD, "python"))
 
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
 
 import ember  # noqa: E402
+from ember.utils.benchmark import Measurement, Timer  # noqa: E402
 
 MB = 1 << 20
-
-
-def _per_call(fn, min_time=0.05):
-    """Seconds per call of fn, with enough calls to fill min_time."""
-    fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_time:
-            return dt / n
-        n *= 2 if dt <= 0 else max(2, int(min_time / dt * 1.2))
+# Seconds of timing per library and round (blocked_autorange's min_run_time).
+MIN_RUN_TIME = 0.1
 
 
 # ---------------------------------------------------------------- workloads
@@ -130,34 +123,77 @@ PY_WORKLOADS = {
 for _n in (64, 256, 1024, 2048):
     PY_WORKLOADS[f"matmul_{_n}"] = (make_matmul(_n), 2 * _n ** 3, "GFLOP/s")
 
+# Workloads of op families kept in modules of their own (benchmarks/workloads_*.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads_indexing import WORKLOADS as _INDEXING_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_INDEXING_WORKLOADS)
+from workloads_reduce import WORKLOADS as _REDUCE_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_REDUCE_WORKLOADS)
+from workloads_pointwise import WORKLOADS as _POINTWISE_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_POINTWISE_WORKLOADS)
+from workloads_random import WORKLOADS as _RANDOM_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_RANDOM_WORKLOADS)
+
 
 def copy_bandwidth():
-    """The machine's copy bandwidth in bytes/s (read + write of 256 MB, numpy)."""
+    """The machine's copy bandwidth in bytes/s (read + write of 256 MB, numpy; best run)."""
     src = np.ones(256 * MB // 8)
     dst = np.empty_like(src)
-    best = min(_per_call(lambda: np.copyto(dst, src), 0.2) for _ in range(3))
-    return 2 * src.nbytes / best
+    m = Timer("np.copyto(dst, src)", globals={"np": np, "src": src, "dst": dst},
+              num_threads=ember.get_num_threads()).blocked_autorange(min_run_time=0.6)
+    return 2 * src.nbytes / min(m.times)
 
 
-def run_python(names, rounds):
+def run_python(names, rounds, threads):
+    import torch
+
     results = []
     for name in names:
         maker, work, unit = PY_WORKLOADS[name]
         fns = {"ember": maker(ember), "torch": maker(torch)}
-        times = {"ember": [], "torch": []}
+        measurements = {"ember": [], "torch": []}
         for r in range(rounds):
             order = ("ember", "torch") if r % 2 == 0 else ("torch", "ember")
             for lib in order:
-                times[lib].append(_per_call(fns[lib]))
+                timer = Timer("fn()", globals={"fn": fns[lib]}, label=name, description=lib,
+                              num_threads=threads)
+                measurements[lib].append(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
         del fns
-        e, t = statistics.median(times["ember"]), statistics.median(times["torch"])
+        # All rounds' runs together: the median per call over every run.
+        e, t = (Measurement.merge(measurements[lib])[0].median for lib in ("ember", "torch"))
         results.append({"workload": name, "ember_s": e, "torch_s": t, "ratio": t / e,
                         "rate": (work / e / 1e9, work / t / 1e9, unit) if work else None})
     return results
 
 
+# Calls counted per workload under callgrind (about 50x slower than native): enough to make
+# the per-call count exact for the small ones, one call for the large ones.
+def _callgrind_number(name):
+    return 100 if name.startswith("py_") else 1
+
+
+def run_instructions(names):
+    """Instructions per call of the Ember workloads (callgrind, one thread)."""
+    results = []
+    for name in names:
+        # The workload is built in the valgrind process by loading this file there.
+        setup = (
+            "import importlib.util\n"
+            f"_spec = importlib.util.spec_from_file_location('_ember_bench_run', {os.path.abspath(__file__)!r})\n"
+            "_run = importlib.util.module_from_spec(_spec)\n"
+            "_spec.loader.exec_module(_run)\n"
+            f"fn = _run.PY_WORKLOADS[{name!r}][0](ember)")
+        number = _callgrind_number(name)
+        stats = Timer("fn()", setup=setup, label=name, description="ember").collect_callgrind(number=number)
+        base = stats.baseline_exclusive_stats
+        results.append({"workload": name, "number": number,
+                        "instructions": (stats.counts() - base.sum()) / number,
+                        "instructions_denoised": (stats.counts(denoise=True) - base.denoise().sum()) / number})
+    return results
+
+
 def run_cpp(pattern, rounds):
-    exe = os.path.join(ROOT, "build", "benchmarks", "bench_overhead")
+    exe = os.path.join(BUILD, "benchmarks", "bench_overhead")
     if not os.path.exists(exe):
         print(f"(skipping C++ workloads: {exe} not built; `make bench` builds it)", file=sys.stderr)
         return []
@@ -197,12 +233,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per workload")
     ap.add_argument("--threads", type=int, default=os.cpu_count(),
                     help="threads for both libraries (default: all cores)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions per call of the Ember workloads (valgrind)")
     args = ap.parse_args()
+    if args.rounds < 1 or args.threads < 1:
+        ap.error("--rounds and --threads must be positive")
+
+    import torch
 
     torch.set_num_threads(args.threads)
     ember.set_num_threads(args.threads)
     names = [n for n in PY_WORKLOADS if re.search(args.filter, n)]
-    results = run_python(names, args.rounds) + run_cpp(args.filter, args.rounds)
+    results = run_python(names, args.rounds, args.threads) + run_cpp(args.filter, args.rounds)
 
     print(f"threads: {args.threads}   (ratio = torch time / ember time; > 1: Ember is faster)")
     print(f"{'workload':<20} {'ember':>10} {'torch':>10} {'ratio':>7}   rates (ember / torch)")
@@ -219,10 +261,24 @@ def main():
         for r in results:
             if r["workload"].startswith("muladd") and r["rate"]:
                 print(f"  {r['workload']}: {r['rate'][0] * 1e9 / bw:.0%} of copy bandwidth")
+
+    counts = {}
+    if args.instructions:
+        print("\ninstructions per call, Ember (callgrind, 1 thread, loop overhead subtracted)")
+        print(f"{'workload':<20} {'calls':>6} {'instructions':>14} {'denoised':>14}")
+        for c in run_instructions(names):
+            counts[c["workload"]] = c
+            print(f"{c['workload']:<20} {c['number']:>6} {c['instructions']:>14,.0f} "
+                  f"{c['instructions_denoised']:>14,.0f}")
     if args.json:
+        rows = []
+        for r in results:
+            row = {k: r[k] for k in ("workload", "ember_s", "torch_s", "ratio")}
+            if r["workload"] in counts:
+                row["ember_instructions"] = counts[r["workload"]]["instructions"]
+            rows.append(row)
         with open(args.json, "w") as f:
-            json.dump([{k: r[k] for k in ("workload", "ember_s", "torch_s", "ratio")} for r in results],
-                      f, indent=2)
+            json.dump(rows, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -185,3 +185,9 @@ ScalarType result_type(TensorList tensors);
 
 // Op families with headers of their own.
 #include "ember/ops/products.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/sort.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/shape.h"
+#include "ember/ops/pointwise.h"
+#include "ember/ops/random.h"

@@ -292,7 +292,8 @@ PyObject* nonzero_tuple(const Tensor& t) {
   PyObject* tup = PyTuple_New(nd);
   if (!tup) throw python_error();
   for (int64_t d = 0; d < nd; ++d) {
-    PyObject* e = wrap(t.dim() == 0 ? nz.reshape({-1}) : nz.select(1, d));
+    // A 0-dim input counts as 1-D: index 0 once if it is non-zero (PyTorch).
+    PyObject* e = wrap(t.dim() == 0 ? zeros({nz.sizes()[0]}, kInt64) : nz.select(1, d));
     if (!e) {
       Py_DECREF(tup);
       throw python_error();
@@ -347,7 +348,8 @@ PyObject* py_sum(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObje
   auto dims = dims_arg(a, 1);
   bool keepdim = a.bool_or(2, false);
   auto dtype = a.dtype(3);
-  EMBER_CHECK(dims || !keepdim || a.has(4), TypeError, sig.name(), "(): keepdim requires dim");
+  // dim=None with keepdim reduces every dim and keeps them all (as size 1), as in PyTorch.
+  if (!dims && keepdim) dims = DimVector();
   if (a.has(4)) {
     Tensor out = a.tensor(4);
     DimVector all;

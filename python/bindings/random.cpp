@@ -1,5 +1,6 @@
-// Random numbers: ember.Generator, the default generator's seeding and state, the random
-// factories (rand, randn, randint, randperm, bernoulli, *_like) and in-place samplers.
+// Random numbers: ember.Generator, the default generator's seeding and state, and the random
+// factories (rand, randn, randint, randperm, *_like), whose Python signatures differ from
+// their schemas. They call the dispatcher ops through the C++ front functions.
 #include "common.h"
 #include "ember/random.h"
 
@@ -148,13 +149,18 @@ void check_requires_grad(const Args& a, int i) {
               "(): requires_grad=True needs autograd, which Ember does not have yet");
 }
 
-PyObject* finish(const Args& a, int out_i, Tensor r) {
-  if (a.has(out_i)) {
-    assign_out(a.sig.name(), a.tensor(out_i), r);
-    Py_INCREF(a[out_i]);
-    return a[out_i];
-  }
-  return wrap(std::move(r));
+// out= runs the op's out form (the dtype comes from `out`, as in torch); a dtype given as
+// well must match it.
+template <typename Fresh, typename Out>
+PyObject* with_out(const Args& a, int out_i, int dtype_i, const Fresh& fresh, const Out& into) {
+  if (!a.has(out_i) || a[out_i] == Py_None) return wrap(fresh());
+  Tensor& out = a.tensor(out_i);
+  const std::optional<ScalarType> dt = a.dtype(dtype_i);
+  EMBER_CHECK(!dt || *dt == out.dtype(), RuntimeError, "dtype ", *dt, " does not match dtype of out parameter (",
+              out.dtype(), ")");
+  into(out);
+  Py_INCREF(a[out_i]);
+  return a[out_i];
 }
 
 // rand(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False)
@@ -183,7 +189,9 @@ PyObject* f_rand(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* k
   sizes = a.int_list(0);
   TensorOptions o = a.options(3, 5);
   Generator* g = a.generator(1);
-  return finish(a, 2, Normal ? randn(sizes, g, o) : rand(sizes, g, o));
+  return with_out(
+      a, 2, 3, [&] { return Normal ? randn(sizes, g, o) : rand(sizes, g, o); },
+      [&](Tensor& out) { Normal ? randn_out(out, sizes, g) : rand_out(out, sizes, g); });
   EMBER_PY_END(nullptr)
 }
 
@@ -205,7 +213,10 @@ PyObject* f_randint(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
   }
   TensorOptions o = a.options(5, 7);
   if (!o.dtype_) o.dtype_ = kInt64;
-  return finish(a, 4, randint(low, high, sizes, a.generator(3), o));
+  Generator* g = a.generator(3);
+  return with_out(
+      a, 4, 5, [&] { return randint(low, high, sizes, g, o); },
+      [&](Tensor& out) { randint_out(out, low, high, sizes, g); });
   EMBER_PY_END(nullptr)
 }
 
@@ -216,25 +227,10 @@ PyObject* f_randperm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   check_requires_grad(a, 6);
   TensorOptions o = a.options(3, 5);
   if (!o.dtype_) o.dtype_ = kInt64;
-  return finish(a, 2, randperm(a.to_int(0), a.generator(1), o));
-  EMBER_PY_END(nullptr)
-}
-
-// bernoulli(input, *, generator=None, out=None) and bernoulli(input, p, ...)
-EMBER_PY_OP(py_bernoulli) {
-  EMBER_PY_BEGIN
-  static Signature sig("bernoulli", "input, p=None, *, generator=None, out=None");
-  Args a(sig, EMBER_SELF, args, nargs, kwnames);
-  const Tensor& t = a.tensor(0);
-  Generator* g = a.generator(2);
-  Tensor r;
-  if (a.has(1)) {
-    r = empty_like(t);
-    bernoulli_(r, a.to_double(1), g);
-  } else {
-    r = bernoulli(t, g);
-  }
-  return Method ? wrap(std::move(r)) : finish(a, 3, std::move(r));
+  const int64_t n = a.to_int(0);
+  Generator* g = a.generator(1);
+  return with_out(
+      a, 2, 3, [&] { return randperm(n, g, o); }, [&](Tensor& out) { randperm_out(out, n, g); });
   EMBER_PY_END(nullptr)
 }
 
@@ -249,7 +245,7 @@ PyObject* f_rand_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   const Tensor& t = a.tensor(0);
   TensorOptions o = a.options(1, 3);
   o = o.dtype(o.dtype_.value_or(t.dtype())).device(o.device_.value_or(t.device()));
-  return wrap(K == RandLike::Rand ? rand(t.sizes(), nullptr, o) : randn(t.sizes(), nullptr, o));
+  return wrap(K == RandLike::Rand ? rand_like(t, o) : randn_like(t, o));
   EMBER_PY_END(nullptr)
 }
 
@@ -267,44 +263,7 @@ PyObject* f_randint_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
   }
   TensorOptions o = a.options(3, 5);
   o = o.dtype(o.dtype_.value_or(t.dtype())).device(o.device_.value_or(t.device()));
-  return wrap(randint(low, high, t.sizes(), nullptr, o));
-  EMBER_PY_END(nullptr)
-}
-
-// ---------------------------------------------------------------- in-place samplers
-PyObject* m_uniform_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  EMBER_PY_BEGIN
-  static Signature sig("uniform_", "self, from=0, to=1, *, generator=None");
-  Args a(sig, self, args, nargs, kw);
-  uniform_(unwrap(self), a.double_or(1, 0.0), a.double_or(2, 1.0), a.generator(3));
-  Py_INCREF(self);
-  return self;
-  EMBER_PY_END(nullptr)
-}
-PyObject* m_normal_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  EMBER_PY_BEGIN
-  static Signature sig("normal_", "self, mean=0, std=1, *, generator=None");
-  Args a(sig, self, args, nargs, kw);
-  normal_(unwrap(self), a.double_or(1, 0.0), a.double_or(2, 1.0), a.generator(3));
-  Py_INCREF(self);
-  return self;
-  EMBER_PY_END(nullptr)
-}
-PyObject* m_bernoulli_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  EMBER_PY_BEGIN
-  static Signature sig("bernoulli_", "self, p=0.5, *, generator=None");
-  Args a(sig, self, args, nargs, kw);
-  Tensor& t = unwrap(self);
-  Generator* g = a.generator(2);
-  if (a.is_tensor(1)) {
-    // Per-element probabilities: sample into a fresh tensor, then copy.
-    Tensor p = a.tensor(1).expand(t.sizes()).to(is_floating_point(t.dtype()) ? t.dtype() : get_default_dtype());
-    t.copy_(bernoulli(p.contiguous(), g));
-  } else {
-    bernoulli_(t, a.double_or(1, 0.5), g);
-  }
-  Py_INCREF(self);
-  return self;
+  return wrap(randint_like(t, low, high, o));
   EMBER_PY_END(nullptr)
 }
 
@@ -321,12 +280,10 @@ Generator* Args::generator(int i) const {
   return reinterpret_cast<PyGenerator*>(v[i])->gen;
 }
 
-PyMethodDef tensor_random_methods[] = {
-    {"uniform_", EMBER_FASTCALL(m_uniform_), EMBER_METH_KW, "uniform_(from=0, to=1, *, generator=None)"},
-    {"normal_", EMBER_FASTCALL(m_normal_), EMBER_METH_KW, "normal_(mean=0, std=1, *, generator=None)"},
-    {"bernoulli_", EMBER_FASTCALL(m_bernoulli_), EMBER_METH_KW, "bernoulli_(p=0.5, *, generator=None)"},
-    EMBER_METHOD("bernoulli", py_bernoulli),
-    EMBER_END_TABLE};
+// The samplers (uniform_, normal_, bernoulli, random_, ...) are dispatcher ops bound from their
+// schemas (generic.cpp); the factories below keep hand-written bindings for torch's varargs
+// sizes and its layout/requires_grad arguments.
+PyMethodDef tensor_random_methods[] = {EMBER_END_TABLE};
 
 PyMethodDef module_random_functions[] = {
     {"manual_seed", f_manual_seed, METH_O, "Seeds the default generator; returns it."},
@@ -338,7 +295,6 @@ PyMethodDef module_random_functions[] = {
     {"randn", EMBER_FASTCALL(f_rand<true>), EMBER_METH_KW, "randn(*size, generator=None, dtype=None, device=None)"},
     {"randint", EMBER_FASTCALL(f_randint), EMBER_METH_KW, "randint(low=0, high, size, generator=None, dtype=None)"},
     {"randperm", EMBER_FASTCALL(f_randperm), EMBER_METH_KW, "randperm(n, generator=None, dtype=int64)"},
-    EMBER_FUNCTION("bernoulli", py_bernoulli),
     {"rand_like", EMBER_FASTCALL(f_rand_like<RandLike::Rand>), EMBER_METH_KW, nullptr},
     {"randn_like", EMBER_FASTCALL(f_rand_like<RandLike::Randn>), EMBER_METH_KW, nullptr},
     {"randint_like", EMBER_FASTCALL(f_randint_like), EMBER_METH_KW, nullptr},

@@ -32,4 +32,9 @@ def load_library(path):
 # torch.nn.Parameter-style subclasses build themselves with Tensor._make_subclass(cls, data).
 Tensor._make_subclass = staticmethod(_C._make_subclass)
 _tensor.install(Tensor)
+# Varargs call forms of shape ops (t.repeat(2, 3), meshgrid(a, b), atleast_1d(a, b)).
+from ._shape import atleast_1d, atleast_2d, atleast_3d, meshgrid  # noqa: E402,F401
+# norm, unique, unique_consecutive: torch.functional's Python signatures over the op schemas.
+from . import _reduce_sort  # noqa: E402
+_reduce_sort.install(globals(), Tensor)
 

@@ -1,4 +1,5 @@
-// Binary arithmetic: add, sub, mul, div, maximum, minimum; functional, in-place and out=.
+// Binary arithmetic: add, sub, mul, div, maximum, minimum; functional, in-place and out=,
+// with `.Scalar` overloads for numbers.
 #include "ops/pointwise.h"
 
 namespace ember {
@@ -38,6 +39,14 @@ void check_sub(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.dtype() != kBool && b.dtype() != kBool, RuntimeError,
               "Subtraction, the `-` operator, with a bool tensor is not supported. "
               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+// Rounded division orders its operands: complex is refused before any work.
+void check_rounded_div(const Tensor& a, const Tensor& b, cpu::BinaryOp op) {
+  if (op == cpu::BinaryOp::Div || !a.defined() || !b.defined()) return;
+  const ScalarType dt = result_type(a, b);
+  EMBER_CHECK(!is_complex(dt) && dt != kBool, RuntimeError, "div(): \"",
+              op == cpu::BinaryOp::DivTrunc ? "div_trunc" : "div_floor", "\" not implemented for '", dt, "'");
 }
 
 cpu::BinaryOp div_mode(std::optional<std::string_view> mode) {
@@ -83,8 +92,18 @@ Tensor& sub_out_k(const Tensor& a, const Tensor& b, const Scalar& alpha, Tensor&
   return out;
 }
 
+// maximum and minimum order their operands: complex is refused (a RuntimeError, as in PyTorch).
+template <cpu::BinaryOp Op>
+void check_ordered(const Tensor& a, const Tensor& b) {
+  if constexpr (Op == cpu::BinaryOp::Maximum || Op == cpu::BinaryOp::Minimum) {
+    EMBER_CHECK(!(a.defined() && a.is_complex()) && !(b.defined() && b.is_complex()), RuntimeError,
+                Op == cpu::BinaryOp::Maximum ? "maximum" : "minimum", " not implemented for complex tensors.");
+  }
+}
+
 template <cpu::BinaryOp Op>
 Tensor plain_k(const Tensor& a, const Tensor& b) {
+  check_ordered<Op>(a, b);
   return binary(Op == cpu::BinaryOp::Mul ? "mul" : Op == cpu::BinaryOp::Maximum ? "maximum" : "minimum",
                 Tensor(), a, b, Op, 1, kArith);
 }
@@ -95,6 +114,7 @@ Tensor& plain_inplace_k(Tensor& a, const Tensor& b) {
 }
 template <cpu::BinaryOp Op>
 Tensor& plain_out_k(const Tensor& a, const Tensor& b, Tensor& out) {
+  check_ordered<Op>(a, b);
   binary(Op == cpu::BinaryOp::Mul ? "mul" : Op == cpu::BinaryOp::Maximum ? "maximum" : "minimum",
          out, a, b, Op, 1, kArith);
   return out;
@@ -102,17 +122,40 @@ Tensor& plain_out_k(const Tensor& a, const Tensor& b, Tensor& out) {
 
 Tensor div_k(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
   cpu::BinaryOp op = div_mode(mode);
+  check_rounded_div(a, b, op);
   return binary("div", Tensor(), a, b, op, 1, op == cpu::BinaryOp::Div ? true_div_config() : kArith);
 }
 Tensor& div_inplace_k(Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
   cpu::BinaryOp op = div_mode(mode);
+  check_rounded_div(a, b, op);
   binary("div_", a, a, b, op, 1, op == cpu::BinaryOp::Div ? true_div_config() : kArith);
   return a;
 }
 Tensor& div_out_k(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode, Tensor& out) {
   cpu::BinaryOp op = div_mode(mode);
+  check_rounded_div(a, b, op);
   binary("div", out, a, b, op, 1, op == cpu::BinaryOp::Div ? true_div_config() : kArith);
   return out;
+}
+
+// The `.Scalar` overloads: the number as a wrapped (weakly promoted) 0-dim tensor.
+using AlphaScalarSig = Tensor(const Tensor&, const Scalar&, const Scalar&);
+using AlphaScalarInplaceSig = Tensor&(Tensor&, const Scalar&, const Scalar&);
+using PlainScalarSig = Tensor(const Tensor&, const Scalar&);
+using PlainScalarInplaceSig = Tensor&(Tensor&, const Scalar&);
+using DivScalarSig = Tensor(const Tensor&, const Scalar&, std::optional<std::string_view>);
+using DivScalarInplaceSig = Tensor&(Tensor&, const Scalar&, std::optional<std::string_view>);
+Tensor add_s_k(const Tensor& a, const Scalar& b, const Scalar& alpha) { return add_k(a, wrapped_scalar(b), alpha); }
+Tensor& add_s_inplace_k(Tensor& a, const Scalar& b, const Scalar& alpha) { return add_inplace_k(a, wrapped_scalar(b), alpha); }
+Tensor sub_s_k(const Tensor& a, const Scalar& b, const Scalar& alpha) { return sub_k(a, wrapped_scalar(b), alpha); }
+Tensor& sub_s_inplace_k(Tensor& a, const Scalar& b, const Scalar& alpha) { return sub_inplace_k(a, wrapped_scalar(b), alpha); }
+Tensor mul_s_k(const Tensor& a, const Scalar& b) { return plain_k<cpu::BinaryOp::Mul>(a, wrapped_scalar(b)); }
+Tensor& mul_s_inplace_k(Tensor& a, const Scalar& b) { return plain_inplace_k<cpu::BinaryOp::Mul>(a, wrapped_scalar(b)); }
+Tensor div_s_k(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) {
+  return div_k(a, wrapped_scalar(b), mode);
+}
+Tensor& div_s_inplace_k(Tensor& a, const Scalar& b, std::optional<std::string_view> mode) {
+  return div_inplace_k(a, wrapped_scalar(b), mode);
 }
 
 }  // namespace
@@ -212,8 +255,30 @@ EMBER_REGISTER(binary_ops) {
 
   define_op<PlainSig>("maximum(Tensor self, Tensor other) -> Tensor", pw);
   define_op<PlainSig>("minimum(Tensor self, Tensor other) -> Tensor", pw);
+  define_op<PlainOutSig>("maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<PlainOutSig>("minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", pw);
   register_cpu_meta<PlainSig, &plain_k<BinaryOp::Maximum>>("maximum");
   register_cpu_meta<PlainSig, &plain_k<BinaryOp::Minimum>>("minimum");
+  register_cpu_meta<PlainOutSig, &plain_out_k<BinaryOp::Maximum>>("maximum.out");
+  register_cpu_meta<PlainOutSig, &plain_out_k<BinaryOp::Minimum>>("minimum.out");
+
+  define_op<AlphaScalarSig>("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", pw);
+  define_op<AlphaScalarInplaceSig>("add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", pw_inplace);
+  define_op<AlphaScalarSig>("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", pw);
+  define_op<AlphaScalarInplaceSig>("sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", pw_inplace);
+  define_op<PlainScalarSig>("mul.Scalar(Tensor self, Scalar other) -> Tensor", pw);
+  define_op<PlainScalarInplaceSig>("mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", pw_inplace);
+  define_op<DivScalarSig>("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode=None) -> Tensor", pw);
+  define_op<DivScalarInplaceSig>(
+      "div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode=None) -> Tensor(a!)", pw_inplace);
+  register_cpu_meta<AlphaScalarSig, &add_s_k>("add.Scalar");
+  register_cpu_meta<AlphaScalarInplaceSig, &add_s_inplace_k>("add_.Scalar");
+  register_cpu_meta<AlphaScalarSig, &sub_s_k>("sub.Scalar");
+  register_cpu_meta<AlphaScalarInplaceSig, &sub_s_inplace_k>("sub_.Scalar");
+  register_cpu_meta<PlainScalarSig, &mul_s_k>("mul.Scalar");
+  register_cpu_meta<PlainScalarInplaceSig, &mul_s_inplace_k>("mul_.Scalar");
+  register_cpu_meta<DivScalarSig, &div_s_k>("div.Scalar_mode");
+  register_cpu_meta<DivScalarInplaceSig, &div_s_inplace_k>("div_.Scalar_mode");
 }
 
 }  // namespace ember

@@ -9,6 +9,10 @@ namespace {
 using cpu::CompareOp;
 using CmpSig = Tensor(const Tensor&, const Tensor&);
 using CmpOutSig = Tensor&(const Tensor&, const Tensor&, Tensor&);
+using CmpScalarSig = Tensor(const Tensor&, const Scalar&);
+using CmpScalarOutSig = Tensor&(const Tensor&, const Scalar&, Tensor&);
+using CmpInplaceSig = Tensor&(Tensor&, const Tensor&);
+using CmpScalarInplaceSig = Tensor&(Tensor&, const Scalar&);
 using WhereSig = Tensor(const Tensor&, const Tensor&, const Tensor&);
 using WhereOutSig = Tensor&(const Tensor&, const Tensor&, const Tensor&, Tensor&);
 
@@ -20,6 +24,7 @@ constexpr const char* cmp_name(CompareOp op) {
     case CompareOp::Le: return "le";
     case CompareOp::Gt: return "gt";
     case CompareOp::Ge: return "ge";
+    default: break;  // the logical ops are binary_ops.cpp's
   }
   return "compare";
 }
@@ -51,16 +56,48 @@ Tensor& compare_out_k(const Tensor& a, const Tensor& b, Tensor& out) {
   return out;
 }
 
+// Numbers compare as Python scalars (weakly promoted); in place, self receives 0/1 in its
+// own dtype (as PyTorch's eq_ does).
+template <CompareOp Op>
+Tensor compare_scalar_k(const Tensor& a, const Scalar& b) {
+  return compare(Op, Tensor(), a, wrapped_scalar(b));
+}
+template <CompareOp Op>
+Tensor& compare_scalar_out_k(const Tensor& a, const Scalar& b, Tensor& out) {
+  compare(Op, out, a, wrapped_scalar(b));
+  return out;
+}
+template <CompareOp Op>
+Tensor& compare_inplace_k(Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.defined() && b.defined(), ValueError, cmp_name(Op), "_(): got an undefined tensor");
+  Tensor r = compare(Op, Tensor(), a, b);
+  EMBER_CHECK(r.sizes().equals(a.sizes()), RuntimeError, cmp_name(Op), "_(): output with shape ", a.sizes(),
+              " doesn't match the broadcast shape ", r.sizes());
+  a.copy_(r);
+  return a;
+}
+template <CompareOp Op>
+Tensor& compare_scalar_inplace_k(Tensor& a, const Scalar& b) {
+  return compare_inplace_k<Op>(a, wrapped_scalar(b));
+}
+
 template <CompareOp Op>
 void define_compare() {
   const std::string n = cmp_name(Op);
   const uint32_t pw = static_cast<uint32_t>(Tag::Pointwise);
+  const uint32_t pwi = Tag::Pointwise | Tag::Inplace;
   define_op<CmpSig>(n + ".Tensor(Tensor self, Tensor other) -> Tensor", pw);
+  define_op<CmpScalarSig>(n + ".Scalar(Tensor self, Scalar other) -> Tensor", pw);
   define_op<CmpOutSig>(n + ".Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", pw);
-  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::Meta}) {
-    register_kernel<CmpSig, &compare_k<Op>>(n + ".Tensor", k);
-    register_kernel<CmpOutSig, &compare_out_k<Op>>(n + ".Tensor_out", k);
-  }
+  define_op<CmpScalarOutSig>(n + ".Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<CmpInplaceSig>(n + "_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", pwi);
+  define_op<CmpScalarInplaceSig>(n + "_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", pwi);
+  register_cpu_meta<CmpSig, &compare_k<Op>>(n + ".Tensor");
+  register_cpu_meta<CmpScalarSig, &compare_scalar_k<Op>>(n + ".Scalar");
+  register_cpu_meta<CmpOutSig, &compare_out_k<Op>>(n + ".Tensor_out");
+  register_cpu_meta<CmpScalarOutSig, &compare_scalar_out_k<Op>>(n + ".Scalar_out");
+  register_composite<CmpInplaceSig, &compare_inplace_k<Op>>(n + "_.Tensor");
+  register_composite<CmpScalarInplaceSig, &compare_scalar_inplace_k<Op>>(n + "_.Scalar");
 }
 
 // where: the condition takes no part in promotion and is read as bytes; PyTorch 1.13 still

@@ -1,4 +1,5 @@
-// Joining: cat, cat's out= form, stack. Semantics of PyTorch 1.13:
+// Joining: cat, cat's out= form, stack, hstack, vstack (row_stack), dstack, column_stack.
+// Semantics of PyTorch 1.13:
 //  - inputs promote to their common dtype (result_type); out= takes any dtype the result
 //    casts to safely;
 //  - 1-D tensors of shape [0] are skipped (the legacy rule), though they take part in
@@ -195,6 +196,59 @@ Tensor stack_composite(TensorList tensors, int64_t dim) {
 using CatSig = Tensor(TensorList, int64_t);
 using CatOutSig = Tensor&(TensorList, int64_t, Tensor&);
 
+// ---- hstack, vstack (row_stack), dstack, column_stack: cat after raising every input to at
+// least 1, 2 or 3 dims (column_stack: 0-D and 1-D inputs become columns).
+enum class StackKind { H, V, D, Column };
+
+const char* stack_name(StackKind k) {
+  switch (k) {
+    case StackKind::H: return "hstack";
+    case StackKind::V: return "vstack";
+    case StackKind::D: return "dstack";
+    default: return "column_stack";
+  }
+}
+
+// The inputs as cat sees them, and the dim it joins along.
+std::vector<Tensor> stack_inputs(StackKind k, TensorList tensors, int64_t* dim) {
+  EMBER_CHECK(!tensors.empty(), RuntimeError, stack_name(k), " expects a non-empty TensorList");
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.defined(), ValueError, stack_name(k), "(): got an undefined tensor");
+    switch (k) {
+      case StackKind::H: parts.push_back(atleast_1d(t)); break;
+      case StackKind::V: parts.push_back(atleast_2d(t)); break;
+      case StackKind::D: parts.push_back(atleast_3d(t)); break;
+      case StackKind::Column: parts.push_back(t.dim() <= 1 ? t.reshape({t.numel(), 1}) : t); break;
+    }
+  }
+  switch (k) {
+    case StackKind::H: *dim = parts[0].dim() == 1 ? 0 : 1; break;
+    case StackKind::V: *dim = 0; break;
+    case StackKind::D: *dim = 2; break;
+    case StackKind::Column: *dim = 1; break;
+  }
+  return parts;
+}
+
+template <StackKind K>
+Tensor stack_kind_composite(TensorList tensors) {
+  int64_t dim = 0;
+  std::vector<Tensor> parts = stack_inputs(K, tensors, &dim);
+  return cat(parts, dim);
+}
+
+template <StackKind K>
+Tensor& stack_kind_out_composite(TensorList tensors, Tensor& out) {
+  int64_t dim = 0;
+  std::vector<Tensor> parts = stack_inputs(K, tensors, &dim);
+  return cat_out(out, parts, dim);
+}
+
+using StackListSig = Tensor(TensorList);
+using StackListOutSig = Tensor&(TensorList, Tensor&);
+
 }  // namespace
 
 // An empty list has no tensor to pick a backend from: raise PyTorch's error here.
@@ -217,6 +271,22 @@ Tensor stack(TensorList tensors, int64_t dim) {
   return op.call(tensors, dim);
 }
 
+#define EMBER_STACK_FRONT(name)                                             \
+  Tensor name(TensorList tensors) {                                         \
+    static const TypedOp<StackListSig> op(#name);                           \
+    return op.call(tensors);                                                \
+  }                                                                         \
+  Tensor& name##_out(Tensor& out, TensorList tensors) {                     \
+    static const TypedOp<StackListOutSig> op(#name ".out");                 \
+    return op.call(tensors, out);                                           \
+  }
+EMBER_STACK_FRONT(hstack)
+EMBER_STACK_FRONT(vstack)
+EMBER_STACK_FRONT(row_stack)
+EMBER_STACK_FRONT(dstack)
+EMBER_STACK_FRONT(column_stack)
+#undef EMBER_STACK_FRONT
+
 EMBER_REGISTER(join_ops) {
   define_op<CatSig>("cat(Tensor[] tensors, int dim=0) -> Tensor");
   define_op<CatOutSig>("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)");
@@ -227,6 +297,28 @@ EMBER_REGISTER(join_ops) {
   // stack is cat of unsqueezed inputs: a composite, so every backend that has cat has it.
   define_op<CatSig>("stack(Tensor[] tensors, int dim=0) -> Tensor");
   register_composite<CatSig, &stack_composite>("stack");
+
+  // hstack & co. are cat of reshaped inputs: composites too.
+  define_op<StackListSig>("hstack(Tensor[] tensors) -> Tensor");
+  register_composite<StackListSig, &stack_kind_composite<StackKind::H>>("hstack");
+  define_op<StackListOutSig>("hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)");
+  register_composite<StackListOutSig, &stack_kind_out_composite<StackKind::H>>("hstack.out");
+  define_op<StackListSig>("vstack(Tensor[] tensors) -> Tensor");
+  register_composite<StackListSig, &stack_kind_composite<StackKind::V>>("vstack");
+  define_op<StackListOutSig>("vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)");
+  register_composite<StackListOutSig, &stack_kind_out_composite<StackKind::V>>("vstack.out");
+  define_op<StackListSig>("row_stack(Tensor[] tensors) -> Tensor");
+  register_composite<StackListSig, &stack_kind_composite<StackKind::V>>("row_stack");
+  define_op<StackListOutSig>("row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)");
+  register_composite<StackListOutSig, &stack_kind_out_composite<StackKind::V>>("row_stack.out");
+  define_op<StackListSig>("dstack(Tensor[] tensors) -> Tensor");
+  register_composite<StackListSig, &stack_kind_composite<StackKind::D>>("dstack");
+  define_op<StackListOutSig>("dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)");
+  register_composite<StackListOutSig, &stack_kind_out_composite<StackKind::D>>("dstack.out");
+  define_op<StackListSig>("column_stack(Tensor[] tensors) -> Tensor");
+  register_composite<StackListSig, &stack_kind_composite<StackKind::Column>>("column_stack");
+  define_op<StackListOutSig>("column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)");
+  register_composite<StackListOutSig, &stack_kind_out_composite<StackKind::Column>>("column_stack.out");
 }
 
 }  // namespace ember

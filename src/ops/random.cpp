@@ -1,25 +1,23 @@
-// Random ops: rand, randn, randint, randperm, bernoulli and the in-place uniform_, normal_,
-// random_, bernoulli_. Arguments are checked as PyTorch checks them; the CPU kernels fill
-// contiguous memory from the Philox stream of the generator (backends/cpu/kernels/random.cpp).
-// Meta tensors only get the checks; other devices are filled on the CPU and copied.
-//
-// These are plain functions rather than dispatcher ops: a Generator* cannot travel in a boxed
-// IValue yet.
+// The in-place samplers: uniform_, normal_, random_ (three overloads), bernoulli_ (number or
+// tensor p), exponential_, geometric_, log_normal_, cauchy_. Each is a dispatcher op whose
+// CPU kernel checks the arguments as PyTorch does and fills the tensor from the Philox stream
+// of the generator (backends/cpu/kernels/random.cpp); on Meta tensors the same function
+// stops after the checks. Other devices run them through the CPU fallback.
 #include <cfloat>
 #include <cmath>
-#include <vector>
+#include <limits>
 
-#include "backends/cpu/stubs.h"
 #include "core/dtype_dispatch.h"
 #include "core/philox.h"
-#include "ember/ops.h"
-#include "ember/random.h"
+#include "ember/dispatch.h"
+#include "ember/ops/random.h"
+#include "ops/random_util.h"
 
 namespace ember {
 
-namespace {
+namespace random_util {
 
-Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
+namespace {
 
 // Fills a contiguous real CPU tensor, advancing the generator past the blocks it uses.
 void fill_contiguous(const Tensor& t, cpu::RandomParams p, Generator* gen) {
@@ -32,12 +30,15 @@ void fill_contiguous(const Tensor& t, cpu::RandomParams p, Generator* gen) {
   cpu::random_stub(t.data_ptr(), t.dtype(), n, p);
 }
 
-// Fills `self` in place (complex tensors through their real view). Strided or non-CPU
-// tensors are filled through a contiguous CPU temporary.
+bool is_float_or_complex(ScalarType t) { return is_floating_point(t) || is_complex(t); }
+
+}  // namespace
+
 Tensor& fill_random(Tensor& self, const cpu::RandomParams& p, Generator* gen) {
   if (self.is_meta() || self.numel() == 0) return self;
+  EMBER_INTERNAL_ASSERT(self.is_cpu(), "random fill of a ", self.device(), " tensor");
   Tensor target = self.is_complex() ? self.view_as_real() : self;
-  if (target.is_cpu() && target.is_contiguous()) {
+  if (target.is_contiguous()) {
     fill_contiguous(target, p, gen);
     self.bump_version();
   } else {
@@ -48,9 +49,6 @@ Tensor& fill_random(Tensor& self, const cpu::RandomParams& p, Generator* gen) {
   return self;
 }
 
-bool is_float_or_complex(ScalarType t) { return is_floating_point(t) || is_complex(t); }
-
-// The finite range of a real dtype, as doubles.
 void dtype_limits(ScalarType t, double& lo, double& hi) {
   switch (t) {
     case kBool: lo = 0; hi = 1; return;
@@ -81,28 +79,106 @@ void check_uniform(ScalarType dtype, double from, double to) {
 }
 
 void check_normal(ScalarType dtype, double std) {
-  EMBER_CHECK(is_float_or_complex(dtype), RuntimeError, "\"normal_kernel_cpu\" not implemented for '", dtype, "'");
   EMBER_CHECK(std >= 0.0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
+  EMBER_CHECK(is_float_or_complex(dtype), RuntimeError, "\"normal_kernel_cpu\" not implemented for '", dtype, "'");
 }
 
-// random_(from, to): [from, to) must be non-empty and representable in the dtype.
-void check_random_range(ScalarType dtype, int64_t from, int64_t to) {
-  EMBER_CHECK(from < to, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", from,
-              " >= to=", to);
+namespace {
+
+// Mantissa digits of a floating dtype (std::numeric_limits<T>::digits).
+int float_digits(ScalarType t) {
+  switch (t) {
+    case kHalf: return 11;
+    case kBFloat16: return 8;
+    case kFloat: return 24;
+    default: return 53;
+  }
+}
+
+// x rounded to the floating dtype and back, saturating at the int64 range (where PyTorch's
+// cast would be undefined).
+int64_t round_trip(int64_t x, ScalarType t) {
+  double r = static_cast<double>(x);
+  switch (t) {
+    case kHalf: r = static_cast<float>(Half(static_cast<float>(r))); break;
+    case kBFloat16: r = static_cast<float>(BFloat16(static_cast<float>(r))); break;
+    case kFloat: r = static_cast<float>(r); break;
+    default: break;
+  }
+  if (!(r < 9223372036854775808.0)) return std::numeric_limits<int64_t>::max();
+  if (r < -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(r);
+}
+
+int floor_log2(uint64_t x) {
+  int n = 0;
+  while (x >>= 1) ++n;
+  return n;
+}
+
+// PyTorch's update_from / update_to: move the bounds inwards to the nearest integers whose
+// rounding to the floating dtype stays inside [from, to).
+int64_t update_from(int64_t from, ScalarType t) {
+  const int64_t from_plus_1 = round_trip(from + 1, t);
+  if (from_plus_1 < from) {
+    const int n = floor_log2(static_cast<uint64_t>(std::abs(from + 1)));
+    from = from_plus_1 + (int64_t(1) << (n - float_digits(t) + 1));
+  }
+  return from;
+}
+
+int64_t update_to(int64_t to, ScalarType t) {
+  const int64_t to_minus_1 = round_trip(to - 1, t);
+  if (to_minus_1 >= to) {
+    const int n = floor_log2(static_cast<uint64_t>(std::abs(to - 1)));
+    to = to_minus_1 - (int64_t(1) << (n - float_digits(t) + 1));
+  }
+  return to;
+}
+
+// from and to_inc (the largest value drawn) representable in the dtype.
+void check_from_to_in_range(ScalarType dtype, int64_t from, int64_t to_inc) {
   EMBER_CHECK(!is_complex(dtype), RuntimeError,
               "check_random_bounds handles only integral, floating-point and boolean types");
   double lo, hi;
   dtype_limits(dtype, lo, hi);
-  EMBER_CHECK(static_cast<double>(from) >= lo, RuntimeError, "from is out of bounds for ", dtype);
-  EMBER_CHECK(static_cast<double>(to - 1) <= hi, RuntimeError, "to - 1 is out of bounds for ", dtype);
+  EMBER_CHECK(static_cast<double>(from) >= lo && static_cast<double>(from) <= hi, RuntimeError,
+              "from is out of bounds for ", dtype);
+  EMBER_CHECK(static_cast<double>(to_inc) >= lo && static_cast<double>(to_inc) <= hi, RuntimeError,
+              "to - 1 is out of bounds for ", dtype);
 }
 
-void check_bernoulli_self(ScalarType dtype, const char* kernel) {
-  EMBER_CHECK(!is_complex(dtype) && dtype != kHalf, RuntimeError, "\"", kernel, "\" not implemented for '",
-              dtype, "'");
+// [from, to) as (low, range) for the kernel, after PyTorch's checks.
+cpu::RandomParams random_from_to(ScalarType dtype, int64_t from, int64_t to) {
+  EMBER_CHECK(from < to, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", from,
+              " >= to=", to);
+  if (is_floating_point(dtype)) {
+    from = update_from(from, dtype);
+    to = update_to(to, dtype);
+    EMBER_CHECK(from < to, RuntimeError,
+                "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=", from,
+                " >= to=", to);
+  }
+  check_from_to_in_range(dtype, from, to - 1);
+  cpu::RandomParams p;
+  p.dist = cpu::RandomDist::Randint;
+  p.low = from;
+  p.range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  return p;
 }
 
-// PyTorch's message for a probability tensor with values outside [0, 1] (or NaN).
+// The top of random_()'s range: 2^digits for floating dtypes, the maximum for integral ones.
+int64_t default_to_inc(ScalarType dtype) {
+  if (is_floating_point(dtype)) return int64_t(1) << float_digits(dtype);
+  double lo, hi;
+  dtype_limits(dtype, lo, hi);
+  return dtype == kInt64 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(hi);
+}
+
+}  // namespace
+
+void check_random_range(ScalarType dtype, int64_t from, int64_t to) { random_from_to(dtype, from, to); }
+
 void check_probabilities(const Tensor& p) {
   Tensor pc = p.is_cpu() ? p.contiguous() : p.to(kCPU).contiguous();
   bool ok = true;
@@ -116,157 +192,239 @@ void check_probabilities(const Tensor& p) {
   EMBER_CHECK(ok, RuntimeError, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
 }
 
-TensorOptions with_default(TensorOptions opts, ScalarType dtype) {
-  return opts.dtype_ ? opts : opts.dtype(dtype);
+void resize_out(const char* op, Tensor& out, IntArrayRef shape, Device device) {
+  EMBER_CHECK(out.device() == device, RuntimeError, op, "(): Expected out tensor on ", device, ", but got it on ",
+              out.device());
+  if (!out.sizes().equals(shape)) resize_(out, shape);
 }
 
-}  // namespace
+}  // namespace random_util
 
-// ---------------------------------------------------------------- in place
-Tensor& uniform_(Tensor& t, double from, double to, Generator* gen) {
-  check_uniform(t.dtype(), from, to);
+using namespace random_util;
+
+namespace {
+
+void check_floating(ScalarType dtype, const char* kernel) {
+  EMBER_CHECK(is_floating_point(dtype), RuntimeError, "\"", kernel, "\" not implemented for '", dtype, "'");
+}
+
+void check_bernoulli_self(ScalarType dtype, const char* kernel) {
+  EMBER_CHECK(!is_complex(dtype) && dtype != kHalf, RuntimeError, "\"", kernel, "\" not implemented for '",
+              dtype, "'");
+}
+
+// ---------------------------------------------------------------- kernels (CPU and Meta)
+Tensor& uniform_k(Tensor& self, double from, double to, Generator* gen) {
+  check_uniform(self.dtype(), from, to);
   cpu::RandomParams p;
   p.dist = cpu::RandomDist::Uniform;
   p.a = from;
   p.b = to;
-  return fill_random(t, p, gen);
+  return fill_random(self, p, gen);
 }
 
-Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
-  check_normal(t.dtype(), std);
+Tensor& normal_k(Tensor& self, double mean, double std, Generator* gen) {
+  check_normal(self.dtype(), std);
   cpu::RandomParams p;
   p.dist = cpu::RandomDist::Normal;
   p.a = mean;
   // A complex normal of variance std^2 splits it evenly between the real and imaginary parts.
-  p.b = t.is_complex() ? std / std::sqrt(2.0) : std;
-  return fill_random(t, p, gen);
+  p.b = self.is_complex() ? std / std::sqrt(2.0) : std;
+  return fill_random(self, p, gen);
 }
 
-Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen) {
-  check_random_range(t.dtype(), from, to);
+Tensor& random_from_k(Tensor& self, int64_t from, std::optional<int64_t> to, Generator* gen) {
+  const ScalarType dtype = self.dtype();
+  if (to) return fill_random(self, random_from_to(dtype, from, *to), gen);
   cpu::RandomParams p;
   p.dist = cpu::RandomDist::Randint;
+  if (from == std::numeric_limits<int64_t>::lowest()) {
+    EMBER_CHECK(!is_complex(dtype), RuntimeError,
+                "random_from_to_impl handles only integral, floating-point and boolean types");
+    p.low = from;
+    p.range = 0;  // all of int64: 2^64 values
+    return fill_random(self, p, gen);
+  }
+  // [from, top of the dtype's range]
+  EMBER_CHECK(!is_complex(dtype), RuntimeError,
+              "random_from_to_impl handles only integral, floating-point and boolean types");
+  const int64_t to_inc = default_to_inc(dtype);
+  if (is_floating_point(dtype)) {
+    if (from < to_inc) from = update_from(from, dtype);
+    EMBER_CHECK(from < to_inc, RuntimeError,
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but got "
+                "from=", from, " > to_inc=", to_inc);
+  }
+  check_from_to_in_range(dtype, from, to_inc);
   p.low = from;
-  p.range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  return fill_random(t, p, gen);
+  p.range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;  // 0 when it wraps to 2^64
+  return fill_random(self, p, gen);
 }
 
-Tensor& bernoulli_(Tensor& t, double prob, Generator* gen) {
-  check_bernoulli_self(t.dtype(), "bernoulli_scalar_cpu_");
+Tensor& random_to_k(Tensor& self, int64_t to, Generator* gen) { return random_from_k(self, 0, to, gen); }
+
+Tensor& random_k(Tensor& self, Generator* gen) {
+  const ScalarType dtype = self.dtype();
+  EMBER_CHECK(!is_complex(dtype), RuntimeError, "\"random_kernel_cpu\" not implemented for '", dtype, "'");
+  cpu::RandomParams p;
+  p.dist = cpu::RandomDist::Randint;
+  p.low = 0;
+  p.range = static_cast<uint64_t>(default_to_inc(dtype)) + 1;
+  return fill_random(self, p, gen);
+}
+
+Tensor& bernoulli_float_k(Tensor& self, double prob, Generator* gen) {
   EMBER_CHECK(prob >= 0 && prob <= 1, RuntimeError, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
+  check_bernoulli_self(self.dtype(), "bernoulli_scalar_cpu_");
   cpu::RandomParams p;
   p.dist = cpu::RandomDist::Bernoulli;
   p.a = prob;
-  return fill_random(t, p, gen);
+  return fill_random(self, p, gen);
 }
 
-Tensor& bernoulli_(Tensor& t, const Tensor& prob, Generator* gen) {
-  check_bernoulli_self(t.dtype(), "bernoulli_tensor_cpu_self_");
+Tensor& bernoulli_tensor_k(Tensor& self, const Tensor& prob, Generator* gen) {
+  check_bernoulli_self(self.dtype(), "bernoulli_tensor_cpu_self_");
   const ScalarType pt = prob.dtype();
   EMBER_CHECK(pt == kFloat || pt == kDouble || pt == kBFloat16, RuntimeError,
               "\"bernoulli_tensor_cpu_p_\" not implemented for '", pt, "'");
-  Tensor pe = prob.expand(t.sizes());  // the error names both shapes
-  if (t.is_meta() || prob.is_meta() || t.numel() == 0) return t;
+  Tensor pe = prob.expand(self.sizes());  // the error names both shapes
+  if (self.is_meta() || prob.is_meta() || self.numel() == 0) return self;
   check_probabilities(pe);
   Tensor pc = pe.is_cpu() ? pe.contiguous() : pe.to(kCPU).contiguous();
-  const bool direct = t.is_cpu() && t.is_contiguous();
-  Tensor out = direct ? t : empty(t.sizes(), t.dtype());
+  const bool direct = self.is_contiguous();
+  Tensor out = direct ? self : empty(self.sizes(), self.dtype());
   const int64_t n = out.numel();
   const PhiloxState s = gen_or_default(gen).advance((static_cast<uint64_t>(n) + 3) / 4);
   cpu::bernoulli_tensor_stub(out.data_ptr(), out.dtype(), pc.data_ptr(), pc.dtype(), n, s.seed, s.offset);
-  if (direct) t.bump_version();
-  else t.copy_(out);
-  return t;
+  if (direct) self.bump_version();
+  else self.copy_(out);
+  return self;
 }
 
-// ---------------------------------------------------------------- creating
-Tensor rand(IntArrayRef sizes, Generator* gen, TensorOptions opts) {
-  opts = with_default(opts, get_default_dtype());
-  check_uniform(*opts.dtype_, 0.0, 1.0);
-  Tensor t = empty(sizes, opts);
-  return uniform_(t, 0.0, 1.0, gen);
+Tensor& exponential_k(Tensor& self, double lambd, Generator* gen) {
+  EMBER_CHECK(lambd >= 0.0, RuntimeError, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
+  check_floating(self.dtype(), "exponential_cpu");
+  cpu::RandomParams p;
+  p.dist = cpu::RandomDist::Exponential;
+  p.a = lambd;
+  return fill_random(self, p, gen);
 }
 
-Tensor randn(IntArrayRef sizes, Generator* gen, TensorOptions opts) {
-  opts = with_default(opts, get_default_dtype());
-  check_normal(*opts.dtype_, 1.0);
-  Tensor t = empty(sizes, opts);
-  return normal_(t, 0.0, 1.0, gen);
+Tensor& geometric_k(Tensor& self, double prob, Generator* gen) {
+  EMBER_CHECK(0 < prob && prob < 1, RuntimeError, "geometric_ expects p to be in (0, 1), but got p=", prob);
+  const ScalarType dtype = self.dtype();
+  EMBER_CHECK(dtype != kBool && !is_complex(dtype), RuntimeError, "\"geometric_cpu\" not implemented for '", dtype,
+              "'");
+  cpu::RandomParams p;
+  p.dist = cpu::RandomDist::Geometric;
+  p.a = prob;
+  return fill_random(self, p, gen);
 }
 
-Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, Generator* gen, TensorOptions opts) {
-  opts = with_default(opts, kInt64);
-  check_random_range(*opts.dtype_, low, high);
-  Tensor t = empty(sizes, opts);
-  return random_(t, low, high, gen);
+Tensor& log_normal_k(Tensor& self, double mean, double std, Generator* gen) {
+  EMBER_CHECK(std > 0.0, RuntimeError, "log_normal_ expects std > 0.0, but found std=", std);
+  check_floating(self.dtype(), "log_normal_cpu");
+  cpu::RandomParams p;
+  p.dist = cpu::RandomDist::LogNormal;
+  p.a = mean;
+  p.b = std;
+  return fill_random(self, p, gen);
 }
 
-Tensor randint(int64_t high, IntArrayRef sizes, Generator* gen, TensorOptions opts) {
-  return randint(0, high, sizes, gen, opts);
+// PyTorch 1.13 accepts any sigma (a negative one gives the same law).
+Tensor& cauchy_k(Tensor& self, double median, double sigma, Generator* gen) {
+  check_floating(self.dtype(), "cauchy_cpu");
+  cpu::RandomParams p;
+  p.dist = cpu::RandomDist::Cauchy;
+  p.a = median;
+  p.b = sigma;
+  return fill_random(self, p, gen);
 }
 
-Tensor rand_like(const Tensor& t, Generator* gen) {
-  return rand(t.sizes(), gen, TensorOptions(t.dtype()).device(t.device()));
+using TwoParamSig = Tensor&(Tensor&, double, double, Generator*);
+using OneParamSig = Tensor&(Tensor&, double, Generator*);
+using RandomSig = Tensor&(Tensor&, Generator*);
+using RandomToSig = Tensor&(Tensor&, int64_t, Generator*);
+using RandomFromSig = Tensor&(Tensor&, int64_t, std::optional<int64_t>, Generator*);
+using BernoulliTensorSig = Tensor&(Tensor&, const Tensor&, Generator*);
+
+}  // namespace
+
+EMBER_REGISTER(random_inplace_ops) {
+  const uint32_t tags = Tag::Random | Tag::Inplace;
+  define_op<TwoParamSig>("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<TwoParamSig, &uniform_k>("uniform_");
+  define_op<TwoParamSig>("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<TwoParamSig, &normal_k>("normal_");
+  define_op<RandomFromSig>("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<RandomFromSig, &random_from_k>("random_.from");
+  define_op<RandomToSig>("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<RandomToSig, &random_to_k>("random_.to");
+  define_op<RandomSig>("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<RandomSig, &random_k>("random_");
+  define_op<BernoulliTensorSig>("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<BernoulliTensorSig, &bernoulli_tensor_k>("bernoulli_.Tensor");
+  define_op<OneParamSig>("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<OneParamSig, &bernoulli_float_k>("bernoulli_.float");
+  define_op<OneParamSig>("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<OneParamSig, &exponential_k>("exponential_");
+  define_op<OneParamSig>("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<OneParamSig, &geometric_k>("geometric_");
+  define_op<TwoParamSig>("log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<TwoParamSig, &log_normal_k>("log_normal_");
+  define_op<TwoParamSig>("cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)", tags);
+  register_cpu_meta<TwoParamSig, &cauchy_k>("cauchy_");
 }
 
-Tensor randn_like(const Tensor& t, Generator* gen) {
-  return randn(t.sizes(), gen, TensorOptions(t.dtype()).device(t.device()));
+// ---------------------------------------------------------------- front functions
+#define EMBER_RANDOM_OP(Sig, name) static const TypedOp<Sig> op(name)
+
+Tensor& uniform_(Tensor& t, double from, double to, Generator* gen) {
+  EMBER_RANDOM_OP(TwoParamSig, "uniform_");
+  return op.call(t, from, to, gen);
 }
-
-Tensor bernoulli(const Tensor& p, Generator* gen) {
-  Tensor out = empty(p.sizes(), TensorOptions(p.dtype()).device(p.device()));
-  return bernoulli_(out, p, gen);
+Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  EMBER_RANDOM_OP(TwoParamSig, "normal_");
+  return op.call(t, mean, std, gen);
 }
-
-Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
-  opts = with_default(opts, kInt64);
-  const ScalarType dtype = *opts.dtype_;
-  Tensor out = empty({n}, opts);  // rejects n < 0
-  EMBER_CHECK(dtype != kBool && !is_complex(dtype), RuntimeError, "\"randperm\" not implemented for '", dtype, "'");
-  // n - 1 must be representable: exactly for the float types PyTorch checks.
-  double lo, hi;
-  dtype_limits(dtype, lo, hi);
-  EMBER_CHECK(static_cast<double>(n > 0 ? n - 1 : 0) <= hi, RuntimeError, "value cannot be converted to type ",
-              dtype, " without overflow");
-  EMBER_CHECK(dtype != kHalf || n <= 2049, RuntimeError, "n cannot be greater than 2049 for Half type.");
-  EMBER_CHECK(dtype != kFloat || n <= (int64_t(1) << 24) + 1, RuntimeError,
-              "n cannot be greater than 2^24+1 for Float type.");
-  EMBER_CHECK(dtype != kDouble || n <= (int64_t(1) << 53) + 1, RuntimeError,
-              "n cannot be greater than 2^53+1 for Double type.");
-  if (out.is_meta() || n == 0) return out;
-
-  // Fisher-Yates: draw d (for position i = n - 1 - d) comes from block offset + d / vpb.
-  const bool wide = static_cast<uint64_t>(n) > (uint64_t(1) << 32);
-  const int vpb = wide ? 2 : 4;
-  const uint64_t draws = static_cast<uint64_t>(n - 1);
-  const PhiloxState s = gen_or_default(gen).advance((draws + vpb - 1) / vpb);
-  Tensor perm = dtype == kInt64 && out.is_cpu() ? out : empty({n}, kInt64);
-  int64_t* v = perm.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) v[i] = i;
-  // The swap partners depend only on the random numbers, so a batch of them is drawn first and
-  // prefetched: the swaps are random accesses and would otherwise wait on memory one by one.
-  constexpr uint64_t kBatch = 64;
-  uint64_t js[kBatch];
-  philox::Block blk{};
-  for (uint64_t d0 = 0; d0 < draws; d0 += kBatch) {
-    const uint64_t cnt = std::min(kBatch, draws - d0);
-    for (uint64_t k = 0; k < cnt; ++k) {
-      const uint64_t d = d0 + k;
-      if (d % vpb == 0 || k == 0) blk = philox::block(s.seed, s.offset + d / vpb);
-      const uint64_t i = static_cast<uint64_t>(n) - 1 - d;  // v[i] swaps with v[j], j in [0, i]
-      if (wide) {
-        const int m = static_cast<int>(d % 2);
-        const uint64_t x = (static_cast<uint64_t>(blk.v[2 * m]) << 32) | blk.v[2 * m + 1];
-        js[k] = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * (i + 1)) >> 64);
-      } else {
-        js[k] = (static_cast<uint64_t>(blk.v[d % 4]) * (i + 1)) >> 32;
-      }
-      __builtin_prefetch(v + js[k], 1);
-    }
-    for (uint64_t k = 0; k < cnt; ++k) std::swap(v[static_cast<uint64_t>(n) - 1 - (d0 + k)], v[js[k]]);
-  }
-  if (!perm.is_same(out)) out.copy_(perm);
-  return out;
+Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* gen) {
+  EMBER_RANDOM_OP(RandomFromSig, "random_.from");
+  return op.call(t, from, to, gen);
+}
+Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen) {
+  return random_(t, from, std::optional<int64_t>(to), gen);
+}
+Tensor& random_(Tensor& t, int64_t to, Generator* gen) {
+  EMBER_RANDOM_OP(RandomToSig, "random_.to");
+  return op.call(t, to, gen);
+}
+Tensor& random_(Tensor& t, Generator* gen) {
+  EMBER_RANDOM_OP(RandomSig, "random_");
+  return op.call(t, gen);
+}
+Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
+  EMBER_RANDOM_OP(OneParamSig, "bernoulli_.float");
+  return op.call(t, p, gen);
+}
+Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen) {
+  EMBER_RANDOM_OP(BernoulliTensorSig, "bernoulli_.Tensor");
+  return op.call(t, p, gen);
+}
+Tensor& exponential_(Tensor& t, double lambd, Generator* gen) {
+  EMBER_RANDOM_OP(OneParamSig, "exponential_");
+  return op.call(t, lambd, gen);
+}
+Tensor& geometric_(Tensor& t, double p, Generator* gen) {
+  EMBER_RANDOM_OP(OneParamSig, "geometric_");
+  return op.call(t, p, gen);
+}
+Tensor& log_normal_(Tensor& t, double mean, double std, Generator* gen) {
+  EMBER_RANDOM_OP(TwoParamSig, "log_normal_");
+  return op.call(t, mean, std, gen);
+}
+Tensor& cauchy_(Tensor& t, double median, double sigma, Generator* gen) {
+  EMBER_RANDOM_OP(TwoParamSig, "cauchy_");
+  return op.call(t, median, sigma, gen);
 }
 
 }  // namespace ember

@@ -1,17 +1,20 @@
-// Reductions: sum, mean, max, min (full and over dims), with the shared reduction helpers of
-// ops/reduce.h. Dtype rules follow PyTorch 1.13 on CPU:
-//  - sum of bool and integers accumulates in int64; `dtype=` casts the input first; sum's
-//    out= without a dtype computes in out's dtype.
-//  - mean takes floating and complex inputs only (or a floating/complex `dtype=`); it is the
-//    sum in the result dtype divided by the number of elements (nan for none).
-//  - max/min propagate NaN; the full forms reject empty inputs, the dim forms a zero-size
-//    reduced dim; complex is rejected.
+// Reductions that sum, multiply or test: sum, mean, nansum, nanmean, prod, all, any,
+// count_nonzero, with the shared reduction helpers of ops/reduce.h. Dtype rules follow
+// PyTorch 1.13 on CPU:
+//  - sum, nansum and prod of bool and integers accumulate in int64; `dtype=` casts the input
+//    first; out= without a dtype computes in out's dtype.
+//  - mean and nanmean take floating and complex inputs only (or a floating/complex `dtype=`);
+//    mean is the sum in the result dtype divided by the number of elements (nan for none),
+//    nanmean the nansum divided by the number of non-NaN elements.
+//  - all and any give bool, or uint8 for uint8 inputs; count_nonzero gives int64.
 #include "ops/reduce.h"
 
 #include <algorithm>
 
 #include "backends/cpu/stubs.h"
 #include "ember/dispatch.h"
+#include "ember/ops/reduce.h"
+#include "ops/iter.h"
 
 namespace ember {
 
@@ -31,6 +34,15 @@ DimMask reduce_mask(const char* op, IntArrayRef dims, int64_t ndim) {
     mask |= DimMask(1) << w;
   }
   return ndim == 0 ? 0 : mask;
+}
+
+DimMask reduce_mask_opt(const char* op, std::optional<IntArrayRef> dims, int64_t ndim) {
+  if (!dims) {
+    EMBER_CHECK(ndim <= kMaxReduceDims, ValueError, op, "(): at most ", kMaxReduceDims,
+                " dimensions are supported, got ", ndim);
+    return reduce_mask_all(ndim);
+  }
+  return reduce_mask(op, *dims, ndim);
 }
 
 DimVector reduce_shape(IntArrayRef sizes, DimMask mask, bool keepdim) {
@@ -58,6 +70,28 @@ Tensor reduce_output(const char* op, const Tensor& out, IntArrayRef shape, Scala
                 "(): unsupported operation: more than one element of the written-to tensor refers "
                 "to a single memory location. Please clone() the tensor before performing the operation.");
   return out;
+}
+
+void reduce_check_device(const char* op, const Tensor& t) {
+  EMBER_CHECK(t.defined(), ValueError, op, "(): got an undefined tensor");
+  EMBER_CHECK(t.is_cpu() || t.is_meta(), NotImplementedError, op, "(): no kernel for device ", t.device());
+}
+
+Tensor& reduce_assign_out(const char* op, Tensor& out, const Tensor& r) {
+  EMBER_CHECK(out.defined(), ValueError, op, "(): got an undefined out tensor");
+  EMBER_CHECK(out.device() == r.device(), RuntimeError, op, "(): Expected out tensor on ", r.device(),
+              ", but got it on ", out.device());
+  EMBER_CHECK(can_cast(r.dtype(), out.dtype()), RuntimeError, op, "(): result type ", r.dtype(),
+              " can't be cast to the desired output type ", out.dtype());
+  if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
+  copy_(out, r);
+  return out;
+}
+
+ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (dtype) return *dtype;
+  if (out.defined()) return out.dtype();
+  return is_integral(self.dtype(), true) ? kInt64 : self.dtype();
 }
 
 ReduceLoop make_reduce_loop(const Tensor& in, DimMask mask, std::initializer_list<Tensor> outs,
@@ -132,49 +166,8 @@ ReduceLoop make_reduce_loop(const Tensor& in, DimMask mask, std::initializer_lis
   return L;
 }
 
-namespace {
-
-using cpu::ReduceOp;
-
-void check_device(const char* op, const Tensor& t) {
-  EMBER_CHECK(t.is_cpu() || t.is_meta(), NotImplementedError, op, "(): no kernel for device ", t.device());
-}
-
-// Runs the CPU reduction of `in` (already in a dtype the kernel reads) into `out`.
-void run_reduce(const Tensor& in, DimMask mask, const Tensor& out, ReduceOp op) {
-  if (out.numel() == 0) return;
-  ReduceLoop loop = make_reduce_loop(in, mask, {out});
-  cpu::reduce_stub(loop, op);
-}
-
-// ---------------------------------------------------------------- sum and mean
-// The dtype the sum is computed and returned in.
-ScalarType sum_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
-  if (dtype) return *dtype;
-  if (out.defined()) return out.dtype();
-  return is_integral(self.dtype(), true) ? kInt64 : self.dtype();
-}
-
-ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (dtype) {
-    EMBER_CHECK(is_floating_point(*dtype) || is_complex(*dtype), RuntimeError,
-                "mean(): could not infer output dtype. Optional dtype must be either a floating point "
-                "or complex dtype. Got: ", *dtype);
-    return *dtype;
-  }
-  EMBER_CHECK(self.is_floating_point() || self.is_complex(), RuntimeError,
-              "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-              "complex dtype. Got: ", self.dtype());
-  return self.dtype();
-}
-
-// Shared by sum and mean: `dt` is the compute and result dtype; `out` (if given) has passed
-// its dtype check (and may differ from dt for mean, which then writes through a temporary).
-Tensor sum_mean(const char* name, ReduceOp op, const Tensor& self, IntArrayRef dim, bool all,
-                bool keepdim, ScalarType dt, const Tensor& out) {
-  EMBER_CHECK(self.defined(), ValueError, name, "(): got an undefined tensor");
-  check_device(name, self);
-  const DimMask mask = all ? reduce_mask_all(self.dim()) : reduce_mask(name, dim, self.dim());
+Tensor reduce_into(const char* name, cpu::ReduceOp op, const Tensor& self, DimMask mask, bool keepdim,
+                   ScalarType dt, const Tensor& out, bool direct, double param) {
   const DimVector shape = reduce_shape(self.sizes(), mask, keepdim);
   Tensor result;
   Tensor target;  // what the kernel writes
@@ -187,94 +180,212 @@ Tensor sum_mean(const char* name, ReduceOp op, const Tensor& self, IntArrayRef d
                  ? empty(shape, TensorOptions(dt).device(self.device())) : result;
   }
   if (self.is_meta()) return result;
-  // The kernel reads the input in dt, or integers and bool straight into int64.
-  const bool direct = self.dtype() == dt || (dt == kInt64 && is_integral(self.dtype(), true));
-  Tensor in = direct ? self : to_dtype(self, dt);
-  run_reduce(in, mask, target, op);
+  Tensor in = direct || self.dtype() == dt ? self : to_dtype(self, dt);
+  if (target.numel() > 0) {
+    ReduceLoop loop = make_reduce_loop(in, mask, {target});
+    loop.param = param;
+    cpu::reduce_stub(loop, op);
+  }
   if (!target.is_same(result)) copy_(result, target);
   if (out.defined()) result.bump_version();
   return result;
 }
 
+namespace {
+
+using cpu::ReduceOp;
+
+// ---------------------------------------------------------------- sum, mean, nansum, prod
+ScalarType mean_dtype(const char* name, const Tensor& self, std::optional<ScalarType> dtype) {
+  if (dtype) {
+    EMBER_CHECK(is_floating_point(*dtype) || is_complex(*dtype), RuntimeError, name,
+                "(): could not infer output dtype. Optional dtype must be either a floating point "
+                "or complex dtype. Got: ", *dtype);
+    return *dtype;
+  }
+  EMBER_CHECK(self.is_floating_point() || self.is_complex(), RuntimeError, name,
+              "(): could not infer output dtype. Input dtype must be either a floating point or "
+              "complex dtype. Got: ", self.dtype());
+  return self.dtype();
+}
+
+// Sum-like reductions (sum, mean, nansum, prod): dt is the compute and result dtype. The
+// kernels read integers and bool straight into int64.
+Tensor sum_like(const char* name, ReduceOp op, const Tensor& self, DimMask mask, bool keepdim, ScalarType dt,
+                const Tensor& out) {
+  const bool direct = dt == kInt64 && is_integral(self.dtype(), true);
+  return reduce_into(name, op, self, mask, keepdim, dt, out, direct);
+}
+
+void check_out_dtype(const char* name, const Tensor& out, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(out.defined(), ValueError, name, "(): got an undefined out tensor");
+  if (dtype)
+    EMBER_CHECK(out.dtype() == *dtype, RuntimeError, name, "(): Expected out tensor to have dtype ", *dtype,
+                ", but got ", out.dtype(), " instead");
+}
+
 Tensor sum_k(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum_mean("sum", ReduceOp::Sum, self, {}, true, false, sum_dtype(self, dtype, Tensor()), Tensor());
+  reduce_check_device("sum", self);
+  return sum_like("sum", ReduceOp::Sum, self, reduce_mask_opt("sum", std::nullopt, self.dim()), false,
+                  sum_result_dtype(self, dtype, Tensor()), Tensor());
 }
 Tensor sum_dim_k(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_mean("sum", ReduceOp::Sum, self, dim, false, keepdim, sum_dtype(self, dtype, Tensor()), Tensor());
+  reduce_check_device("sum", self);
+  return sum_like("sum", ReduceOp::Sum, self, reduce_mask("sum", dim, self.dim()), keepdim,
+                  sum_result_dtype(self, dtype, Tensor()), Tensor());
 }
 Tensor& sum_out_k(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                   Tensor& out) {
-  EMBER_CHECK(out.defined(), ValueError, "sum(): got an undefined out tensor");
-  if (dtype)
-    EMBER_CHECK(out.dtype() == *dtype, RuntimeError, "sum(): Expected out tensor to have dtype ", *dtype,
-                ", but got ", out.dtype(), " instead");
-  sum_mean("sum", ReduceOp::Sum, self, dim, false, keepdim, sum_dtype(self, dtype, out), out);
+  reduce_check_device("sum", self);
+  check_out_dtype("sum", out, dtype);
+  sum_like("sum", ReduceOp::Sum, self, reduce_mask("sum", dim, self.dim()), keepdim,
+           sum_result_dtype(self, dtype, out), out);
   return out;
 }
 
+Tensor mean_impl(const Tensor& self, DimMask mask, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const ScalarType dt = mean_dtype("mean", self, dtype);
+  if (out.defined())
+    EMBER_CHECK(can_cast(dt, out.dtype()), RuntimeError, "mean(): result type ", dt,
+                " can't be cast to the desired output type ", out.dtype());
+  return sum_like("mean", ReduceOp::Mean, self, mask, keepdim, dt, out);
+}
 Tensor mean_k(const Tensor& self, std::optional<ScalarType> dtype) {
-  EMBER_CHECK(self.defined(), ValueError, "mean(): got an undefined tensor");
-  return sum_mean("mean", ReduceOp::Mean, self, {}, true, false, mean_dtype(self, dtype), Tensor());
+  reduce_check_device("mean", self);
+  return mean_impl(self, reduce_mask_opt("mean", std::nullopt, self.dim()), false, dtype, Tensor());
 }
 Tensor mean_dim_k(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_CHECK(self.defined(), ValueError, "mean(): got an undefined tensor");
-  return sum_mean("mean", ReduceOp::Mean, self, dim, false, keepdim, mean_dtype(self, dtype), Tensor());
+  reduce_check_device("mean", self);
+  return mean_impl(self, reduce_mask("mean", dim, self.dim()), keepdim, dtype, Tensor());
 }
 Tensor& mean_out_k(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                    Tensor& out) {
-  EMBER_CHECK(self.defined() && out.defined(), ValueError, "mean(): got an undefined tensor");
-  const ScalarType dt = mean_dtype(self, dtype);
-  EMBER_CHECK(can_cast(dt, out.dtype()), RuntimeError, "mean(): result type ", dt,
-              " can't be cast to the desired output type ", out.dtype());
-  sum_mean("mean", ReduceOp::Mean, self, dim, false, keepdim, dt, out);
+  reduce_check_device("mean", self);
+  EMBER_CHECK(out.defined(), ValueError, "mean(): got an undefined out tensor");
+  mean_impl(self, reduce_mask("mean", dim, self.dim()), keepdim, dtype, out);
   return out;
 }
 
-// ---------------------------------------------------------------- max and min
-const char* minmax_name(ReduceOp op) { return op == ReduceOp::Max ? "max" : "min"; }
-
-template <ReduceOp Op>
-Tensor minmax_all_k(const Tensor& self) {
-  const char* name = minmax_name(Op);
-  EMBER_CHECK(self.defined(), ValueError, name, "(): got an undefined tensor");
-  check_device(name, self);
-  EMBER_CHECK(!self.is_complex(), RuntimeError, "\"", name, "_all\" not implemented for '", self.dtype(), "'");
-  EMBER_CHECK(self.numel() > 0, RuntimeError, name,
-              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-              "reduction dim with the 'dim' argument.");
-  EMBER_CHECK(self.dim() <= kMaxReduceDims, ValueError, name, "(): at most ", kMaxReduceDims,
-              " dimensions are supported, got ", self.dim());
-  Tensor out = empty({}, TensorOptions(self.dtype()).device(self.device()));
-  if (self.is_meta()) return out;
-  run_reduce(self, reduce_mask_all(self.dim()), out, Op);
+// nansum: NaNs count as zero; integers have none, so they take the plain sum.
+Tensor nansum_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                   const Tensor& out) {
+  reduce_check_device("nansum", self);
+  EMBER_CHECK(!self.is_complex() && !(dtype && is_complex(*dtype)), RuntimeError,
+              "nansum does not support complex inputs");
+  const DimMask mask = reduce_mask_opt("nansum", dim, self.dim());
+  const ScalarType dt = sum_result_dtype(self, dtype, out);
+  const bool floating = is_floating_point(dt);
+  return sum_like("nansum", floating ? ReduceOp::NanSum : ReduceOp::Sum, self, mask, keepdim, dt, out);
+}
+Tensor nansum_k(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return nansum_impl(self, dim, keepdim, dtype, Tensor());
+}
+Tensor& nansum_out_k(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                     std::optional<ScalarType> dtype, Tensor& out) {
+  check_out_dtype("nansum", out, dtype);
+  nansum_impl(self, dim, keepdim, dtype, out);
   return out;
 }
 
+// nanmean = nansum / (number of non-NaN elements), as PyTorch defines it.
+Tensor nanmean_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  reduce_check_device("nanmean", self);
+  EMBER_CHECK(self.is_floating_point(), RuntimeError,
+              "nanmean(): expected input to have floating point dtype but got ", self.dtype());
+  if (dtype)
+    EMBER_CHECK(is_floating_point(*dtype), RuntimeError, "nanmean(): expected a floating point dtype but got ", *dtype);
+  const DimMask mask = reduce_mask_opt("nanmean", dim, self.dim());
+  DimVector dims;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (mask >> d & 1) dims.push_back(d);
+  Tensor total = nansum_impl(self, dim, keepdim, dtype, Tensor());
+  if (self.dim() == 0) dims.clear();
+  Tensor count = ember::sum(ember::eq(self, self), dims, keepdim);
+  return div(total, count);
+}
+Tensor nanmean_k(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return nanmean_impl(self, dim, keepdim, dtype);
+}
+Tensor& nanmean_out_k(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                      std::optional<ScalarType> dtype, Tensor& out) {
+  check_out_dtype("nanmean", out, dtype);
+  return reduce_assign_out("nanmean", out, nanmean_impl(self, dim, keepdim, dtype));
+}
+
+Tensor prod_impl(const Tensor& self, DimMask mask, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return sum_like("prod", ReduceOp::Prod, self, mask, keepdim, sum_result_dtype(self, dtype, out), out);
+}
+Tensor prod_k(const Tensor& self, std::optional<ScalarType> dtype) {
+  reduce_check_device("prod", self);
+  return prod_impl(self, reduce_mask_opt("prod", std::nullopt, self.dim()), false, dtype, Tensor());
+}
+Tensor prod_dim_k(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  reduce_check_device("prod", self);
+  return prod_impl(self, reduce_mask("prod", IntArrayRef(dim), self.dim()), keepdim, dtype, Tensor());
+}
+Tensor& prod_out_k(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  reduce_check_device("prod", self);
+  check_out_dtype("prod", out, dtype);
+  prod_impl(self, reduce_mask("prod", IntArrayRef(dim), self.dim()), keepdim, dtype, out);
+  return out;
+}
+
+// ---------------------------------------------------------------- all, any, count_nonzero
 template <ReduceOp Op>
-std::tuple<Tensor, Tensor> minmax_dim_k(const Tensor& self, int64_t dim, bool keepdim) {
-  const char* name = minmax_name(Op);
-  EMBER_CHECK(self.defined(), ValueError, name, "(): got an undefined tensor");
-  check_device(name, self);
-  EMBER_CHECK(!self.is_complex(), RuntimeError, name, "(): does not support complex input");
-  const int64_t d = wrap_dim(dim, self.dim());
-  const DimMask mask = reduce_mask(name, IntArrayRef(d), self.dim());
-  if (self.dim() > 0)
-    EMBER_CHECK(self.sizes()[d] > 0, IndexError, name, "(): Expected reduction dim ", d,
-                " to have non-zero size.");
-  const DimVector shape = reduce_shape(self.sizes(), mask, keepdim);
-  Tensor values = empty(shape, TensorOptions(self.dtype()).device(self.device()));
-  Tensor indices = empty(shape, TensorOptions(kInt64).device(self.device()));
-  if (self.is_meta() || values.numel() == 0) return {values, indices};
-  ReduceLoop loop = make_reduce_loop(self, mask, {values, indices}, /*logical_order=*/true);
-  cpu::arg_reduce_stub(loop, Op);
-  return {values, indices};
+Tensor logical_impl(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  const char* name = Op == ReduceOp::And ? "all" : "any";
+  reduce_check_device(name, self);
+  const ScalarType dt = self.dtype() == kUInt8 ? kUInt8 : kBool;
+  if (out.defined())
+    EMBER_CHECK(out.dtype() == kBool || out.dtype() == kUInt8, RuntimeError, name,
+                " only supports bool tensor for result, got: ", out.dtype());
+  const DimMask mask = dim ? reduce_mask(name, IntArrayRef(*dim), self.dim()) : reduce_mask_opt(name, std::nullopt, self.dim());
+  return reduce_into(name, Op, self, mask, keepdim, out.defined() ? out.dtype() : dt, out, true);
+}
+template <ReduceOp Op>
+Tensor logical_all_k(const Tensor& self) { return logical_impl<Op>(self, std::nullopt, false, Tensor()); }
+template <ReduceOp Op>
+Tensor logical_dim_k(const Tensor& self, int64_t dim, bool keepdim) { return logical_impl<Op>(self, dim, keepdim, Tensor()); }
+template <ReduceOp Op>
+Tensor& logical_out_k(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  EMBER_CHECK(out.defined(), ValueError, "got an undefined out tensor");
+  logical_impl<Op>(self, dim, keepdim, out);
+  return out;
+}
+template <ReduceOp Op>
+Tensor& logical_all_out_k(const Tensor& self, Tensor& out) {
+  EMBER_CHECK(out.defined(), ValueError, "got an undefined out tensor");
+  logical_impl<Op>(self, std::nullopt, false, out);
+  return out;
+}
+
+Tensor count_nonzero_impl(const Tensor& self, DimMask mask) {
+  return reduce_into("count_nonzero", ReduceOp::CountNonzero, self, mask, false, kInt64, Tensor(), true);
+}
+Tensor count_nonzero_k(const Tensor& self, std::optional<int64_t> dim) {
+  reduce_check_device("count_nonzero", self);
+  const DimMask mask = dim ? reduce_mask("count_nonzero", IntArrayRef(*dim), self.dim())
+                           : reduce_mask_opt("count_nonzero", std::nullopt, self.dim());
+  return count_nonzero_impl(self, mask);
+}
+Tensor count_nonzero_dims_k(const Tensor& self, IntArrayRef dim) {
+  reduce_check_device("count_nonzero", self);
+  return count_nonzero_impl(self, reduce_mask("count_nonzero", dim, self.dim()));
 }
 
 using FullSig = Tensor(const Tensor&, std::optional<ScalarType>);
 using DimSig = Tensor(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
 using DimOutSig = Tensor&(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>, Tensor&);
+using OptDimSig = Tensor(const Tensor&, std::optional<IntArrayRef>, bool, std::optional<ScalarType>);
+using OptDimOutSig = Tensor&(const Tensor&, std::optional<IntArrayRef>, bool, std::optional<ScalarType>, Tensor&);
+using IntDimSig = Tensor(const Tensor&, int64_t, bool, std::optional<ScalarType>);
+using IntDimOutSig = Tensor&(const Tensor&, int64_t, bool, std::optional<ScalarType>, Tensor&);
 using AllSig = Tensor(const Tensor&);
-using MinMaxDimSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
+using AllOutSig = Tensor&(const Tensor&, Tensor&);
+using LogicalDimSig = Tensor(const Tensor&, int64_t, bool);
+using LogicalOutSig = Tensor&(const Tensor&, int64_t, bool, Tensor&);
+using CountSig = Tensor(const Tensor&, std::optional<int64_t>);
+using CountDimsSig = Tensor(const Tensor&, IntArrayRef);
 
 }  // namespace
 
@@ -297,13 +408,42 @@ Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<Sca
 Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   EMBER_CALL(DimOutSig, "mean.out", self, dim, keepdim, dtype, out);
 }
-Tensor max(const Tensor& self) { EMBER_CALL(AllSig, "max", self); }
-Tensor min(const Tensor& self) { EMBER_CALL(AllSig, "min", self); }
-std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  EMBER_CALL(MinMaxDimSig, "max.dim", self, dim, keepdim);
+Tensor nansum(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CALL(OptDimSig, "nansum", self, dim, keepdim, dtype);
 }
-std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  EMBER_CALL(MinMaxDimSig, "min.dim", self, dim, keepdim);
+Tensor& nansum_out(Tensor& out, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  EMBER_CALL(OptDimOutSig, "nansum.out", self, dim, keepdim, dtype, out);
+}
+Tensor nanmean(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CALL(OptDimSig, "nanmean", self, dim, keepdim, dtype);
+}
+Tensor& nanmean_out(Tensor& out, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                    std::optional<ScalarType> dtype) {
+  EMBER_CALL(OptDimOutSig, "nanmean.out", self, dim, keepdim, dtype, out);
+}
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) { EMBER_CALL(FullSig, "prod", self, dtype); }
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CALL(IntDimSig, "prod.dim_int", self, dim, keepdim, dtype);
+}
+Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CALL(IntDimOutSig, "prod.int_out", self, dim, keepdim, dtype, out);
+}
+Tensor all(const Tensor& self) { EMBER_CALL(AllSig, "all", self); }
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) { EMBER_CALL(LogicalDimSig, "all.dim", self, dim, keepdim); }
+Tensor& all_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_CALL(LogicalOutSig, "all.out", self, dim, keepdim, out);
+}
+Tensor any(const Tensor& self) { EMBER_CALL(AllSig, "any", self); }
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) { EMBER_CALL(LogicalDimSig, "any.dim", self, dim, keepdim); }
+Tensor& any_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_CALL(LogicalOutSig, "any.out", self, dim, keepdim, out);
+}
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  EMBER_CALL(CountSig, "count_nonzero", self, dim);
+}
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  EMBER_CALL(CountDimsSig, "count_nonzero.dim_IntList", self, dim);
 }
 #undef EMBER_CALL
 
@@ -315,10 +455,6 @@ Tensor Tensor::mean(std::optional<ScalarType> dtype) const { return ember::mean(
 Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
   return ember::mean(*this, dim, keepdim, dtype);
 }
-Tensor Tensor::max() const { return ember::max(*this); }
-Tensor Tensor::min() const { return ember::min(*this); }
-std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
-std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ember::min(*this, dim, keepdim); }
 
 EMBER_REGISTER(reduce_ops) {
   const uint32_t red = static_cast<uint32_t>(Tag::Reduction);
@@ -336,14 +472,43 @@ EMBER_REGISTER(reduce_ops) {
   register_cpu_meta<DimSig, &mean_dim_k>("mean.dim");
   register_cpu_meta<DimOutSig, &mean_out_k>("mean.out");
 
-  define_op<AllSig>("max(Tensor self) -> Tensor", red);
-  define_op<AllSig>("min(Tensor self) -> Tensor", red);
-  define_op<MinMaxDimSig>("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", red);
-  define_op<MinMaxDimSig>("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", red);
-  register_cpu_meta<AllSig, &minmax_all_k<ReduceOp::Max>>("max");
-  register_cpu_meta<AllSig, &minmax_all_k<ReduceOp::Min>>("min");
-  register_cpu_meta<MinMaxDimSig, &minmax_dim_k<ReduceOp::Max>>("max.dim");
-  register_cpu_meta<MinMaxDimSig, &minmax_dim_k<ReduceOp::Min>>("min.dim");
+  define_op<OptDimSig>("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", red);
+  define_op<OptDimOutSig>("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", red);
+  register_cpu_meta<OptDimSig, &nansum_k>("nansum");
+  register_cpu_meta<OptDimOutSig, &nansum_out_k>("nansum.out");
+  define_op<OptDimSig>("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", red);
+  define_op<OptDimOutSig>("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", red);
+  register_composite<OptDimSig, &nanmean_k>("nanmean");
+  register_composite<OptDimOutSig, &nanmean_out_k>("nanmean.out");
+
+  define_op<FullSig>("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", red);
+  define_op<IntDimSig>("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", red);
+  define_op<IntDimOutSig>("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", red);
+  register_cpu_meta<FullSig, &prod_k>("prod");
+  register_cpu_meta<IntDimSig, &prod_dim_k>("prod.dim_int");
+  register_cpu_meta<IntDimOutSig, &prod_out_k>("prod.int_out");
+
+  define_op<AllSig>("all(Tensor self) -> Tensor", red);
+  define_op<LogicalDimSig>("all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", red);
+  define_op<LogicalOutSig>("all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", red);
+  define_op<AllOutSig>("all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", red);
+  register_cpu_meta<AllSig, &logical_all_k<ReduceOp::And>>("all");
+  register_cpu_meta<LogicalDimSig, &logical_dim_k<ReduceOp::And>>("all.dim");
+  register_cpu_meta<LogicalOutSig, &logical_out_k<ReduceOp::And>>("all.out");
+  register_cpu_meta<AllOutSig, &logical_all_out_k<ReduceOp::And>>("all.all_out");
+  define_op<AllSig>("any(Tensor self) -> Tensor", red);
+  define_op<LogicalDimSig>("any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", red);
+  define_op<LogicalOutSig>("any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", red);
+  define_op<AllOutSig>("any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", red);
+  register_cpu_meta<AllSig, &logical_all_k<ReduceOp::Or>>("any");
+  register_cpu_meta<LogicalDimSig, &logical_dim_k<ReduceOp::Or>>("any.dim");
+  register_cpu_meta<LogicalOutSig, &logical_out_k<ReduceOp::Or>>("any.out");
+  register_cpu_meta<AllOutSig, &logical_all_out_k<ReduceOp::Or>>("any.all_out");
+
+  define_op<CountSig>("count_nonzero(Tensor self, int? dim=None) -> Tensor", red);
+  define_op<CountDimsSig>("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", red);
+  register_cpu_meta<CountSig, &count_nonzero_k>("count_nonzero");
+  register_cpu_meta<CountDimsSig, &count_nonzero_dims_k>("count_nonzero.dim_IntList");
 }
 
 }  // namespace ember

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "ember/ops.h"
 
@@ -49,9 +50,31 @@ struct ReduceLoop {
   int64_t red_size[kMaxDims] = {};
   int64_t red_in[kMaxDims] = {};
 
+  double param = 0;         // an op's parameter (the p of a p-norm)
   int64_t num_outputs = 1;  // product of kept sizes
   int64_t reduce_size = 1;  // product of reduced sizes (elements reduced into one output)
 };
+
+namespace cpu { enum class ReduceOp : int; }
+
+// NotImplementedError unless `t` is on the CPU or Meta (the devices with reduction kernels).
+void reduce_check_device(const char* op, const Tensor& t);
+// As reduce_mask, with None meaning every dim.
+DimMask reduce_mask_opt(const char* op, std::optional<IntArrayRef> dims, int64_t ndim);
+// The dtype sum and prod compute and return in: `dtype` if given, else out's dtype, else
+// int64 for integral and bool inputs, else the input's.
+ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out);
+
+// Writes the result `r` of a composite into `out`, resized to r's shape; r's dtype must cast
+// safely to out's (RuntimeError otherwise, before out is touched).
+Tensor& reduce_assign_out(const char* op, Tensor& out, const Tensor& r);
+
+// Reduction `op` of self over `mask` into a fresh result of dtype `dt` or into `out`. The
+// kernel reads self as it is when `direct`, else converted to dt. An `out` of another dtype
+// (already checked as a safe cast) is written through a temporary of dtype dt. Meta inputs
+// stop after the shape and dtype work.
+Tensor reduce_into(const char* name, cpu::ReduceOp op, const Tensor& self, DimMask mask, bool keepdim,
+                   ScalarType dt, const Tensor& out, bool direct, double param = 0);
 
 // The loop reducing the masked dims of `in` into `outs` (shaped as reduce_shape with or
 // without keepdim). With logical_order the reduced dims keep the input's dim order (last dim

@@ -5,21 +5,13 @@
 #include "ember/scalar.h"
 #include "ops/iter.h"
 #include "ops/reduce.h"
+// UnaryOp, BinaryOp, CompareOp and their kernel signatures.
+#include "backends/cpu/pointwise_stubs.h"
 
 namespace ember::cpu {
 
-enum class BinaryOp : int { Add, Mul, Div, DivTrunc, DivFloor, Maximum, Minimum };
-enum class UnaryOp : int { Neg, Abs, Exp, Log, Sqrt, Sin, Cos, Tanh, Sigmoid, Relu };
-enum class CompareOp : int { Eq, Ne, Lt, Le, Gt, Ge };
-
 // Operand 0 receives operand 1 converted to its dtype.
 using CopyFn = void (*)(const ElementwiseIter&);
-// out = a op b (Add: a + alpha * b). Operands share the compute dtype.
-using BinaryFn = void (*)(const ElementwiseIter&, BinaryOp, const Scalar& alpha);
-// Operand 0 has the compute dtype, except abs of complex: the real dtype.
-using UnaryFn = void (*)(const ElementwiseIter&, UnaryOp);
-// Operand 0 is bool; inputs share the compute dtype.
-using CompareFn = void (*)(const ElementwiseIter&, CompareOp);
 // out = cond ? a : b; cond is bool (or uint8, read as bytes), a and b share out's dtype.
 using WhereFn = void (*)(const ElementwiseIter&);
 
@@ -29,9 +21,16 @@ extern Stub<UnaryFn> unary_stub;
 extern Stub<CompareFn> compare_stub;
 extern Stub<WhereFn> where_stub;
 
-// ---- reductions (ops/reduce.cpp). Sum and Mean read in_dtype equal to out_dtype, or any
-// integral/bool in_dtype into int64; Max and Min keep the dtype and propagate NaN.
-enum class ReduceOp : int { Sum, Mean, Max, Min };
+// ---- reductions (ops/reduce*.cpp). Sum, Mean and Prod read in_dtype equal to out_dtype, or
+// any integral/bool in_dtype into int64; NanSum floating only, same dtype; Max and Min keep
+// the dtype and propagate NaN; And/Or (all/any) read any dtype into bool or uint8;
+// CountNonzero any dtype into int64. The norms read floating or complex into the real dtype:
+// sum |x| (L1), sqrt(sum |x|^2) (L2), (sum |x|^p)^(1/p) (P, p = ReduceLoop::param), max |x|
+// (Inf), min |x| (NegInf), the count of non-zeros (Zero).
+enum class ReduceOp : int {
+  Sum, Mean, Max, Min, Prod, NanSum, And, Or, CountNonzero,
+  NormL1, NormL2, NormP, NormInf, NormNegInf, NormZero,
+};
 using ReduceFn = void (*)(const ReduceLoop&, ReduceOp);
 // Max or Min over the one reduced dim (in logical order): out[0] values, out[1] int64 index
 // of the first extreme element (of the first NaN when there is one).
@@ -97,17 +96,20 @@ using RangeFn = void (*)(void* data, ScalarType dtype, int64_t n, RangeKind kind
 
 // Element i of a call comes from Philox block (offset + i / values_per_block), lane
 // i % values_per_block (core/philox.h).
-enum class RandomDist : int { Uniform, Normal, Randint, Bernoulli };
+enum class RandomDist : int { Uniform, Normal, Randint, Bernoulli, Exponential, Geometric, LogNormal, Cauchy };
 struct RandomParams {
   RandomDist dist = RandomDist::Uniform;
-  double a = 0, b = 1;  // uniform [a, b); normal mean a, std b; bernoulli p = a
-  int64_t low = 0;      // randint: low + [0, range)
+  // uniform [a, b); normal and log-normal: mean a, std b; bernoulli, geometric: p = a;
+  // exponential: rate a; cauchy: median a, scale b
+  double a = 0, b = 1;
+  int64_t low = 0;      // randint: low + [0, range); range 0 stands for 2^64
   uint64_t range = 0;
   uint64_t seed = 0, offset = 0;
 };
 inline int random_values_per_block(const RandomParams& p, ScalarType dtype) {
-  if (p.dist == RandomDist::Randint) return p.range > (uint64_t(1) << 32) ? 2 : 4;
+  if (p.dist == RandomDist::Randint) return p.range == 0 || p.range > (uint64_t(1) << 32) ? 2 : 4;
   if (p.dist == RandomDist::Bernoulli) return 4;
+  if (p.dist == RandomDist::Geometric) return 2;  // 53-bit uniforms whatever the dtype
   return dtype == ScalarType::Double ? 2 : 4;  // 53-bit doubles take two words
 }
 // Real dtypes only (complex tensors are filled through their real view).
@@ -115,9 +117,23 @@ using RandomFn = void (*)(void* data, ScalarType dtype, int64_t n, const RandomP
 // out[i] = uniform < p[i]; p is float32 or float64, both contiguous; 4 values per block.
 using BernoulliTensorFn = void (*)(void* out, ScalarType out_dtype, const void* p, ScalarType p_dtype,
                                    int64_t n, uint64_t seed, uint64_t offset);
+// Samplers that draw a varying number of values per element or row: element (or row) i
+// owns Philox counter offset + i and takes its k-th block from counter word 2 = k, so its
+// values do not depend on the others' (kernels/random_dist.cpp).
+// poisson: out[i] ~ Poisson(rate[i]); both contiguous, float, double or bfloat16, rates
+// checked (finite or +inf, >= 0) by the caller.
+using PoissonFn = void (*)(void* out, const void* rate, ScalarType dtype, int64_t n, uint64_t seed,
+                           uint64_t offset);
+// multinomial: `rows` rows of `cats` non-negative weights (contiguous; float, double or
+// bfloat16; each row with a positive sum, checked by the caller) -> `samples` int64
+// category indices per row, drawn with or without replacement.
+using MultinomialFn = void (*)(int64_t* out, const void* probs, ScalarType dtype, int64_t rows, int64_t cats,
+                               int64_t samples, bool replacement, uint64_t seed, uint64_t offset);
 
 extern Stub<RangeFn> range_stub;
 extern Stub<RandomFn> random_stub;
 extern Stub<BernoulliTensorFn> bernoulli_tensor_stub;
+extern Stub<PoissonFn> poisson_stub;  // defined in random_stubs.cpp
+extern Stub<MultinomialFn> multinomial_stub;
 
 }  // namespace ember::cpu

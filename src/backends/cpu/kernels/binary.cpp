@@ -1,8 +1,12 @@
-// Elementwise binary arithmetic: add (with alpha), mul, div (true, trunc, floor), maximum,
-// minimum. Inputs arrive already promoted to the compute dtype.
+// Elementwise binary kernels: arithmetic (add with alpha, mul, div with its rounding modes,
+// remainder, fmod, pow), maximum/minimum and fmax/fmin, atan2, hypot, copysign, nextafter,
+// logaddexp(2), xlogy, the bitwise and shift ops, and clamp with one tensor bound. Inputs
+// arrive promoted to the compute dtype; each op is one scalar function, run through
+// binary_loops.h (vectorized by the compiler, 16-bit floats through float chunks).
 #include <cmath>
+#include <limits>
 
-#include "backends/cpu/kernels/basic_loops.h"
+#include "backends/cpu/kernels/binary_loops.h"
 #include "backends/cpu/stubs.h"
 #include "core/dtype_dispatch.h"
 
@@ -12,18 +16,6 @@ void binary_kernel(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha);
 }
 namespace EMBER_ISA_NAMESPACE {
 namespace {
-
-template <typename T, typename F>
-void run(const ElementwiseIter& it, const F& f) {
-  if constexpr (is_reduced_float_v<T>) {
-    // 16-bit floats compute in float and round once.
-    for_each(it, [&](char** d, const int64_t* s, int64_t n) {
-      binary_loop<T, T, T>(d, s, n, [&](T a, T b) { return T(f(float(a), float(b))); });
-    });
-  } else {
-    for_each(it, [&](char** d, const int64_t* s, int64_t n) { binary_loop<T, T, T>(d, s, n, f); });
-  }
-}
 
 template <typename T>
 T floor_divide(T a, T b) {
@@ -64,70 +56,234 @@ void check_no_zero_divisor(const ElementwiseIter& it) {
 template <typename T>
 T max_propagate_nan(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+    if (a != a || b != b) return a != a ? a : b;
   }
   return a < b ? b : a;
 }
 template <typename T>
 T min_propagate_nan(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+    if (a != a || b != b) return a != a ? a : b;
   }
   return b < a ? b : a;
+}
+
+// Python's modulo: the sign of the divisor.
+template <typename T>
+T remainder(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return 0;  // INT_MIN % -1 traps
+    }
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    T mod = std::fmod(a, b);
+    if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+    return mod;
+  }
+}
+
+// Integer powers by squaring; negative exponents give 1 / a^|b| truncated (PyTorch's rule).
+template <typename T>
+T int_pow(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return (-static_cast<int64_t>(b)) % 2 ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, base = static_cast<U>(a);
+  auto e = static_cast<std::make_unsigned_t<T>>(b);
+  while (e) {
+    if (e & 1) result = static_cast<U>(result * base);
+    base = static_cast<U>(base * base);
+    e = static_cast<decltype(e)>(e >> 1);
+  }
+  return static_cast<T>(result);
+}
+
+// Shifts past the width give 0 (left) or the sign fill (right), as in PyTorch.
+template <typename T>
+T shift_left(T a, T b) {
+  constexpr T bits = static_cast<T>(sizeof(T) * 8);
+  using U = std::make_unsigned_t<T>;
+  if ((std::is_signed_v<T> && b < 0) || b >= bits) return 0;
+  return static_cast<T>(static_cast<U>(a) << b);
+}
+template <typename T>
+T shift_right(T a, T b) {
+  constexpr T bits = static_cast<T>(sizeof(T) * 8);
+  if ((std::is_signed_v<T> && b < 0) || b >= bits) return std::is_signed_v<T> ? static_cast<T>(a < 0 ? -1 : 0) : T(0);
+  return static_cast<T>(a >> b);
+}
+
+// log(e^a + e^b) without overflow; equal infinities give themselves.
+template <typename M>
+M logaddexp(M a, M b) {
+  if (std::isinf(a) && a == b) return a;
+  const M m = std::max(a, b);
+  return m + std::log1p(std::exp(-std::abs(a - b)));
+}
+template <typename M>
+M logaddexp2(M a, M b) {
+  if (std::isinf(a) && a == b) return a;
+  const M m = std::max(a, b);
+  return m + std::log1p(std::exp2(-std::abs(a - b))) / static_cast<M>(M_LN2);
+}
+
+// nextafter on the 16-bit formats works on their own bits (through float it would round back).
+template <typename H>
+H nextafter16(H a, H b) {
+  const float fa = a, fb = b;
+  if (fa != fa || fb != fb) return H(std::numeric_limits<float>::quiet_NaN());
+  if (fa == fb) return b;
+  if (fa == 0) return H::from_bits(static_cast<uint16_t>((fb < 0 ? 0x8000 : 0) | 1));
+  const bool up = (fa < fb) == (fa > 0);  // away from zero
+  return H::from_bits(static_cast<uint16_t>(up ? a.bits + 1 : a.bits - 1));
 }
 
 template <typename T>
 void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s) {
   using M = opmath_t<T>;
+  constexpr bool is_bool = std::is_same_v<T, bool>;
+  constexpr bool is_int = std::is_integral_v<T> && !is_bool;
+  constexpr bool is_cplx = is_complex_v<T>;
+  constexpr bool is_flt = !std::is_integral_v<T> && !is_cplx;
+  auto run = [&](auto f) { apply_n<T, 2>(it, f); };
   switch (op) {
-    case BinaryOp::Add: {
-      if constexpr (std::is_same_v<T, bool>) {
-        return run<T>(it, [](bool a, bool b) { return a || b; });
+    case BinaryOp::Add:
+      if constexpr (is_bool) {
+        return run([](bool a, bool b) { return a || b; });
       } else {
-        if (alpha_s.equal(Scalar(1))) return run<T>(it, [](M a, M b) { return a + b; });
+        // Generic lambdas: the 16-bit floats also run them on float vectors (binary_loops.h).
+        if (alpha_s.equal(Scalar(1))) return run([](auto a, auto b) { return a + b; });
         const M alpha = alpha_s.to<M>();
-        return run<T>(it, [alpha](M a, M b) { return a + alpha * b; });
+        return run([alpha](auto a, auto b) { return a + alpha * b; });
       }
-    }
     case BinaryOp::Mul:
-      if constexpr (std::is_same_v<T, bool>) return run<T>(it, [](bool a, bool b) { return a && b; });
-      else return run<T>(it, [](M a, M b) { return a * b; });
+      if constexpr (is_bool) return run([](bool a, bool b) { return a && b; });
+      else return run([](auto a, auto b) { return a * b; });
     case BinaryOp::Div:
-      if constexpr (std::is_same_v<T, bool>) EMBER_FAIL(TypeError, "div: bool is not supported");
-      else return run<T>(it, [](M a, M b) { return a / b; });
+      if constexpr (!is_bool) return run([](auto a, auto b) { return a / b; });
+      break;
     case BinaryOp::DivTrunc:
-      if constexpr (is_complex_v<T> || std::is_same_v<T, bool>) {
-        EMBER_FAIL(TypeError, "div with rounding_mode='trunc' is not supported for ", scalar_type_of<T>);
-      } else if constexpr (std::is_integral_v<T>) {
+      if constexpr (is_int) {
         check_no_zero_divisor<T>(it);
-        return run<T>(it, [](T a, T b) { return std::is_signed_v<T> && b == T(-1) ? negate_wrapping(a) : static_cast<T>(a / b); });
-      } else {
+        return run([](T a, T b) { return std::is_signed_v<T> && b == T(-1) ? negate_wrapping(a) : static_cast<T>(a / b); });
+      } else if constexpr (is_flt) {
         // 16-bit floats round the quotient to T before truncating, as PyTorch does.
-        return run<T>(it, [](M a, M b) { return std::trunc(static_cast<M>(T(a / b))); });
+        return run([](M a, M b) { return std::trunc(static_cast<M>(T(a / b))); });
       }
+      break;
     case BinaryOp::DivFloor:
-      if constexpr (is_complex_v<T> || std::is_same_v<T, bool>) {
-        EMBER_FAIL(TypeError, "div with rounding_mode='floor' is not supported for ", scalar_type_of<T>);
-      } else if constexpr (std::is_integral_v<T>) {
+      if constexpr (is_int) {
         check_no_zero_divisor<T>(it);
-        return run<T>(it, [](T a, T b) { return std::is_signed_v<T> && b == T(-1) ? negate_wrapping(a) : floor_divide<T>(a, b); });
-      } else {
-        return run<T>(it, [](M a, M b) { return floor_divide<M>(a, b); });
+        return run([](T a, T b) { return std::is_signed_v<T> && b == T(-1) ? negate_wrapping(a) : floor_divide<T>(a, b); });
+      } else if constexpr (is_flt) {
+        return run([](M a, M b) { return floor_divide<M>(a, b); });
       }
+      break;
+    case BinaryOp::Remainder:
+      if constexpr (is_int) check_no_zero_divisor<T>(it);
+      if constexpr (is_int || is_flt) return run([](M a, M b) { return remainder<M>(a, b); });
+      break;
+    case BinaryOp::Fmod:
+      if constexpr (is_int) {
+        check_no_zero_divisor<T>(it);
+        return run([](T a, T b) { return std::is_signed_v<T> && b == T(-1) ? T(0) : static_cast<T>(a % b); });
+      } else if constexpr (is_flt) {
+        return run([](M a, M b) { return std::fmod(a, b); });
+      }
+      break;
+    case BinaryOp::Pow:
+      if constexpr (is_int) return run([](T a, T b) { return int_pow<T>(a, b); });
+      else if constexpr (!is_bool) return run([](M a, M b) { return static_cast<M>(std::pow(a, b)); });
+      break;
     case BinaryOp::Maximum:
-      if constexpr (is_complex_v<T>) EMBER_FAIL(TypeError, "maximum not implemented for complex tensors.");
-      else return run<T>(it, [](M a, M b) { return max_propagate_nan(a, b); });
+    case BinaryOp::ClampMin:
+      if constexpr (!is_cplx) return run([](M a, M b) { return max_propagate_nan(a, b); });
+      break;
     case BinaryOp::Minimum:
-      if constexpr (is_complex_v<T>) EMBER_FAIL(TypeError, "minimum not implemented for complex tensors.");
-      else return run<T>(it, [](M a, M b) { return min_propagate_nan(a, b); });
+    case BinaryOp::ClampMax:
+      if constexpr (!is_cplx) return run([](M a, M b) { return min_propagate_nan(a, b); });
+      break;
+    case BinaryOp::Fmax:
+      if constexpr (is_flt) return run([](M a, M b) { return std::fmax(a, b); });
+      else if constexpr (!is_cplx) return run([](M a, M b) { return a < b ? b : a; });
+      break;
+    case BinaryOp::Fmin:
+      if constexpr (is_flt) return run([](M a, M b) { return std::fmin(a, b); });
+      else if constexpr (!is_cplx) return run([](M a, M b) { return b < a ? b : a; });
+      break;
+    case BinaryOp::Atan2:
+      if constexpr (is_flt) return run([](M a, M b) { return std::atan2(a, b); });
+      break;
+    case BinaryOp::Hypot:
+      if constexpr (is_flt) return run([](M a, M b) { return std::hypot(a, b); });
+      break;
+    case BinaryOp::Copysign:
+      if constexpr (is_flt) return run([](M a, M b) { return std::copysign(a, b); });
+      break;
+    case BinaryOp::Nextafter:
+      if constexpr (is_reduced_float_v<T>) {
+        return for_each(it, [](char** d, const int64_t* s, int64_t n) {
+          binary_loop<T, T, T>(d, s, n, [](T a, T b) { return nextafter16(a, b); });
+        });
+      } else if constexpr (is_flt) {
+        return run([](M a, M b) { return std::nextafter(a, b); });
+      }
+      break;
+    case BinaryOp::LogAddExp:
+      if constexpr (is_flt) return run([](M a, M b) { return logaddexp(a, b); });
+      break;
+    case BinaryOp::LogAddExp2:
+      if constexpr (is_flt) return run([](M a, M b) { return logaddexp2(a, b); });
+      break;
+    case BinaryOp::Xlogy:
+      if constexpr (is_flt) {
+        return run([](M x, M y) {
+          if (y != y) return y;
+          if (x == 0) return M(0);
+          return static_cast<M>(x * std::log(y));
+        });
+      }
+      break;
+    case BinaryOp::BitAnd:
+      if constexpr (is_bool) return run([](bool a, bool b) { return a && b; });
+      else if constexpr (is_int) return run([](T a, T b) { return static_cast<T>(a & b); });
+      break;
+    case BinaryOp::BitOr:
+      if constexpr (is_bool) return run([](bool a, bool b) { return a || b; });
+      else if constexpr (is_int) return run([](T a, T b) { return static_cast<T>(a | b); });
+      break;
+    case BinaryOp::BitXor:
+      if constexpr (is_bool) return run([](bool a, bool b) { return a != b; });
+      else if constexpr (is_int) return run([](T a, T b) { return static_cast<T>(a ^ b); });
+      break;
+    case BinaryOp::Shl:
+      if constexpr (is_int) return run([](T a, T b) { return shift_left(a, b); });
+      break;
+    case BinaryOp::Shr:
+      if constexpr (is_int) return run([](T a, T b) { return shift_right(a, b); });
+      break;
   }
+  EMBER_FAIL(RuntimeError, "binary op ", static_cast<int>(op), " not implemented for '", scalar_type_of<T>, "'");
 }
 
 }  // namespace
 
 void binary_kernel(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha) {
-  EMBER_DISPATCH_KERNEL(it.compute_dtype(), "binary", binary_kernel(it, op, alpha),
-                        [&] { binary_typed<scalar_t>(it, op, alpha); });
+  const ScalarType dt = it.compute_dtype();
+#if !EMBER_ISA_DEFAULT
+  // The 16-bit floats compute through this build's float vectors.
+  if (dt == kBFloat16) return binary_typed<BFloat16>(it, op, alpha);
+  if (dt == kHalf) return binary_typed<Half>(it, op, alpha);
+#endif
+  EMBER_DISPATCH_KERNEL(dt, "binary", binary_kernel(it, op, alpha), [&] { binary_typed<scalar_t>(it, op, alpha); });
 }
 EMBER_REGISTER_STUB(binary_stub, &binary_kernel);
 }  // namespace EMBER_ISA_NAMESPACE

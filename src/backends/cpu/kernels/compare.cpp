@@ -1,4 +1,5 @@
-// Comparisons (eq, ne, lt, le, gt, ge: inputs in the compute dtype, bool output) and
+// Comparisons (eq, ne, lt, le, gt, ge) and logical and/or/xor (inputs in the compute dtype,
+// bool output), and
 // where (a byte-wise select, so it is instantiated per element size, not per dtype).
 #include "backends/cpu/kernels/basic_loops.h"
 #include "backends/cpu/stubs.h"
@@ -23,6 +24,13 @@ void compare_typed(const ElementwiseIter& it, CompareOp op) {
   switch (op) {
     case CompareOp::Eq: return run_compare<T>(it, [](M a, M b) { return a == b; });
     case CompareOp::Ne: return run_compare<T>(it, [](M a, M b) { return a != b; });
+    // Logical ops: non-zero is true.
+    case CompareOp::LogicalAnd:
+      return run_compare<T>(it, [](T a, T b) { return convert<bool>(a) && convert<bool>(b); });
+    case CompareOp::LogicalOr:
+      return run_compare<T>(it, [](T a, T b) { return convert<bool>(a) || convert<bool>(b); });
+    case CompareOp::LogicalXor:
+      return run_compare<T>(it, [](T a, T b) { return convert<bool>(a) != convert<bool>(b); });
     default: break;
   }
   if constexpr (is_complex_v<T>) {

@@ -1,5 +1,5 @@
-// Random fills from Philox4x32-10 (core/philox.h): uniform, normal (Box-Muller), randint and
-// bernoulli. The work is cut into tiles of kTile consecutive blocks; Philox runs on a whole
+// Random fills from Philox4x32-10 (core/philox.h): uniform, normal (Box-Muller), randint,
+// bernoulli, and the inverse-transform samplers exponential, geometric, log-normal, cauchy. The work is cut into tiles of kTile consecutive blocks; Philox runs on a whole
 // tile at once with one vector per word (AVX2/AVX-512 intrinsics, or loops the compiler
 // vectorizes in the default build), and threads take whole tiles. Every element is computed by the same code whatever the split, so results depend
 // only on (seed, offset) and not on the number of threads.
@@ -335,7 +335,7 @@ void randint_fill(T* out, int64_t n, const RandomParams& p) {
     if constexpr (std::is_same_v<T, bool>) *o = v != 0;
     else *o = static_cast<T>(static_cast<int64_t>(v));
   };
-  if (range <= (uint64_t(1) << 32)) {
+  if (range != 0 && range <= (uint64_t(1) << 32)) {
     for_each_tile(n, 4, p.seed, p.offset, [&](const Tile& t, int64_t first, int64_t cnt) {
       alignas(64) uint64_t r[kTileWords];
       for (int l = 0; l < 4; ++l)
@@ -347,7 +347,8 @@ void randint_fill(T* out, int64_t n, const RandomParams& p) {
       for (int64_t i = 0; i < cnt; ++i) {
         const int j = static_cast<int>(i / 2), m = static_cast<int>(i % 2);
         const uint64_t x = (static_cast<uint64_t>(t.w[2 * m][j]) << 32) | t.w[2 * m + 1][j];
-        const auto r = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * range) >> 64);
+        // range 0 is the full 2^64 (random_ from the lowest int64 up).
+        const auto r = range == 0 ? x : static_cast<uint64_t>((static_cast<unsigned __int128>(x) * range) >> 64);
         store(out + first + i, low + r);
       }
     });
@@ -366,6 +367,73 @@ void bernoulli_fill(T* out, int64_t n, const RandomParams& p) {
   });
 }
 
+// Exponential(rate): -log(1 - u) / rate, u in [0, 1); rate 0 gives +inf as in PyTorch.
+template <typename T>
+void exponential_fill(T* out, int64_t n, const RandomParams& p) {
+  using M = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const M scale = p.a == 0 ? M(0) : static_cast<M>(1.0 / p.a);
+  const bool infinite = p.a == 0;
+  for_each_tile(n, kPerBlock<M>, p.seed, p.offset, [&](const Tile& t, int64_t first, int64_t cnt) {
+    alignas(64) M v[kPerBlock<M> * kTile];
+    uniform_tile(t, v);
+    for (int i = 0; i < kPerBlock<M> * kTile; ++i) v[i] = M(1) - v[i];  // (0, 1]: log stays finite
+    vlog(v, kPerBlock<M> * kTile);
+    T* o = out + first;
+    for (int64_t i = 0; i < cnt; ++i)
+      o[i] = static_cast<T>(infinite ? std::numeric_limits<M>::infinity() : -v[i] * scale);
+  });
+}
+
+// Geometric(p) on {1, 2, ...}: floor(log(v) / log(1 - p)) + 1 with v uniform in (0, 1], in
+// double for every dtype. Integer results saturate at the dtype's maximum.
+template <typename T>
+void geometric_fill(T* out, int64_t n, const RandomParams& p) {
+  const double inv_log_q = 1.0 / std::log1p(-p.a);
+  for_each_tile(n, 2, p.seed, p.offset, [&](const Tile& t, int64_t first, int64_t cnt) {
+    alignas(64) double v[2 * kTile];
+    uniform_tile(t, v);
+    for (int i = 0; i < 2 * kTile; ++i) v[i] = 1.0 - v[i];
+    vlog(v, 2 * kTile);
+    T* o = out + first;
+    for (int64_t i = 0; i < cnt; ++i) {
+      const double x = std::floor(v[i] * inv_log_q) + 1.0;
+      if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
+        o[i] = convert<T>(x);
+      } else {
+        constexpr double kMax = static_cast<double>(std::numeric_limits<T>::max());
+        o[i] = x >= kMax ? std::numeric_limits<T>::max() : static_cast<T>(x);
+      }
+    }
+  });
+}
+
+// Log-normal: exp of a normal of mean a and std b.
+template <typename T>
+void log_normal_fill(T* out, int64_t n, const RandomParams& p) {
+  using M = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const M mean = static_cast<M>(p.a), sd = static_cast<M>(p.b);
+  for_each_tile(n, kPerBlock<M>, p.seed, p.offset, [&](const Tile& t, int64_t first, int64_t cnt) {
+    alignas(64) M z[kPerBlock<M> * kTile];
+    normal_tile(t, z);
+    T* o = out + first;
+    for (int64_t i = 0; i < cnt; ++i) o[i] = static_cast<T>(std::exp(mean + sd * z[i]));
+  });
+}
+
+// Cauchy: median + scale * tan(pi (u - 1/2)).
+template <typename T>
+void cauchy_fill(T* out, int64_t n, const RandomParams& p) {
+  using M = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const M median = static_cast<M>(p.a), scale = static_cast<M>(p.b);
+  const M pi = static_cast<M>(3.14159265358979323846);
+  for_each_tile(n, kPerBlock<M>, p.seed, p.offset, [&](const Tile& t, int64_t first, int64_t cnt) {
+    alignas(64) M u[kPerBlock<M> * kTile];
+    uniform_tile(t, u);
+    T* o = out + first;
+    for (int64_t i = 0; i < cnt; ++i) o[i] = static_cast<T>(median + scale * std::tan(pi * (u[i] - M(0.5))));
+  });
+}
+
 template <typename T>
 void random_typed(void* data, int64_t n, const RandomParams& p) {
   T* out = static_cast<T*>(data);
@@ -381,6 +449,18 @@ void random_typed(void* data, int64_t n, const RandomParams& p) {
       break;
     case RandomDist::Bernoulli:
       if constexpr (!is_complex_v<T>) return bernoulli_fill(out, n, p);
+      break;
+    case RandomDist::Exponential:
+    case RandomDist::LogNormal:
+    case RandomDist::Cauchy:
+      if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
+        if (p.dist == RandomDist::Exponential) return exponential_fill(out, n, p);
+        if (p.dist == RandomDist::LogNormal) return log_normal_fill(out, n, p);
+        return cauchy_fill(out, n, p);
+      }
+      break;
+    case RandomDist::Geometric:
+      if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) return geometric_fill(out, n, p);
       break;
   }
   EMBER_FAIL(RuntimeError, "random kernel: unsupported dtype ", scalar_type_of<T>);  // fronts check first

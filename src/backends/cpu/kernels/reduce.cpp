@@ -1,7 +1,9 @@
-// Reduction kernels: sum, mean, max, min (values) and max/min with indices along one dim.
+// Reduction kernels: sum, mean, nansum, prod, max, min, all, any, count_nonzero and the
+// vector norms (values), and max/min with indices along one dim.
 //
-// A reduction op is a small policy (identity, load, combine, finish); one driver runs every
-// policy over a ReduceLoop in one of two layouts:
+// A reduction op is a small policy (identity, load, combine, finish; vmap is load's vector
+// form, e.g. |x| for the L1 norm); one driver runs every policy over a ReduceLoop in one of
+// two layouts:
 //  - inner: each output reduces rows that are contiguous (or strided) in the input. Elements
 //    go into L lane accumulators (four vectors' worth, GCC vector types so they stay in
 //    registers; no reassociation, so no -ffast-math is needed). Floating sums cascade: per
@@ -22,8 +24,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 #include "backends/cpu/kernels/basic_loops.h"
+#include "backends/cpu/kernels/reduce_walk.h"
 #include "backends/cpu/stubs.h"
 #include "core/dtype_dispatch.h"
 
@@ -35,13 +39,6 @@ void arg_reduce_kernel(const ReduceLoop& loop, ReduceOp op);
 namespace EMBER_ISA_NAMESPACE {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kVecBytes = 64;
-#elif defined(__AVX2__)
-constexpr int kVecBytes = 32;
-#else
-constexpr int kVecBytes = 16;
-#endif
 constexpr int kLaneBytes = 4 * kVecBytes;  // four vector accumulators per memory stream
 // Width of an outer-reduction tile: whole rows of up to 16 KB stream through memory in order
 // (narrow tiles that hop between rows ran 2x slower); its four cascade levels take 64 KB of
@@ -50,12 +47,6 @@ constexpr int kTileBytes = 16384;
 
 // Reductions smaller than this run as one plain loop per output.
 constexpr int64_t kSmallReduce = 64;
-// Fewer outputs than this, each reducing at least kChunkMin elements: split each reduction
-// into chunks (thread-count independent, so results do not depend on the thread count).
-constexpr int64_t kFewOutputs = 8;
-constexpr int64_t kChunkMin = 32768;
-constexpr int kMaxChunks = 64;
-
 // ---------------------------------------------------------------- policies
 template <typename T>
 constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_complex_v<T>;
@@ -66,6 +57,9 @@ struct SumOp {
   using acc_t = Acc;
   using out_t = Out;
   static constexpr bool kCascade = is_float_like_v<Acc>;
+  static constexpr bool kVec = true;
+  template <typename V>
+  static V vmap(V v) { return v; }
   static Acc identity() { return Acc(0); }
   static Acc load(In x) { return convert<Acc>(x); }
   static Acc combine(Acc a, Acc b) {
@@ -110,6 +104,9 @@ struct MinMaxOp {
   using acc_t = M;
   using out_t = T;
   static constexpr bool kCascade = false;
+  static constexpr bool kVec = true;
+  template <typename V>
+  static V vmap(V v) { return v; }
   static M identity() {
     if constexpr (std::is_same_v<M, bool>) return !IsMax;
     else if constexpr (std::is_floating_point_v<M>)
@@ -137,6 +134,157 @@ struct MinMaxOp {
     }
   }
   static T finish(M a, int64_t) { return static_cast<T>(a); }
+};
+
+// Sum skipping NaN (floating inputs; integers have none and use SumOp).
+template <typename T>
+struct NanSumOp : SumOp<T, opmath_t<T>, T, false> {
+  using Acc = opmath_t<T>;
+  static Acc load(T x) {
+    const Acc v = static_cast<Acc>(x);
+    return v != v ? Acc(0) : v;
+  }
+  template <typename V>
+  static V vmap(V v) {
+    const V z = {};
+    return v == v ? v : z;
+  }
+};
+
+template <typename In, typename Acc, typename Out>
+struct ProdOp {
+  using in_t = In;
+  using acc_t = Acc;
+  using out_t = Out;
+  static constexpr bool kCascade = false;
+  static constexpr bool kVec = true;
+  template <typename V>
+  static V vmap(V v) { return v; }
+  static Acc identity() { return Acc(1); }
+  static Acc load(In x) { return convert<Acc>(x); }
+  static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_same_v<Acc, bool>) {
+      return a && b;
+    } else if constexpr (std::is_integral_v<Acc>) {
+      using U = std::make_unsigned_t<Acc>;  // wraps like PyTorch, without signed overflow
+      return static_cast<Acc>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+  template <typename V>
+  static V vcombine(V a, V b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      typedef std::make_unsigned_t<Acc> UV __attribute__((vector_size(sizeof(V))));
+      return reinterpret_cast<V>(reinterpret_cast<UV>(a) * reinterpret_cast<UV>(b));
+    } else {
+      return a * b;
+    }
+  }
+  static Out finish(Acc a, int64_t) { return convert<Out>(a); }
+};
+
+// all (IsAnd) and any: the truth of each element (NaN is true), into bool or uint8.
+template <typename In, typename Out, bool IsAnd>
+struct BoolOp {
+  using in_t = In;
+  using acc_t = bool;
+  using out_t = Out;
+  static constexpr bool kCascade = false;
+  static constexpr bool kVec = false;
+  static bool identity() { return IsAnd; }
+  static bool load(In x) { return convert<bool>(x); }
+  static bool combine(bool a, bool b) { return IsAnd ? (a && b) : (a || b); }
+  template <typename V>
+  static V vmap(V v) { return v; }
+  template <typename V>
+  static V vcombine(V a, V b) { return IsAnd ? (a & b) : (a | b); }
+  static Out finish(bool a, int64_t) { return static_cast<Out>(a); }
+};
+
+template <typename In>
+struct CountNonzeroOp {
+  using in_t = In;
+  using acc_t = int64_t;
+  using out_t = int64_t;
+  static constexpr bool kCascade = false;
+  static constexpr bool kVec = false;
+  static int64_t identity() { return 0; }
+  static int64_t load(In x) { return convert<bool>(x) ? 1 : 0; }
+  static int64_t combine(int64_t a, int64_t b) { return a + b; }
+  template <typename V>
+  static V vmap(V v) { return v; }
+  template <typename V>
+  static V vcombine(V a, V b) { return a + b; }
+  static int64_t finish(int64_t a, int64_t) { return a; }
+};
+
+// Vector norms of real or complex inputs into the real dtype: the sum (L1, L2, P, Zero) or
+// extreme (Inf, NegInf) of |x|^p, finished with the 1/p power.
+template <typename T> struct RealOf { using type = T; };
+template <typename T> struct RealOf<std::complex<T>> { using type = T; };
+
+template <typename In, ReduceOp Kind>
+struct NormOp {
+  using Real = typename RealOf<In>::type;
+  using in_t = In;
+  using acc_t = std::conditional_t<Kind == ReduceOp::NormZero, double, opmath_t<Real>>;
+  using out_t = Real;
+  using Acc = acc_t;
+  static constexpr bool kExtreme = Kind == ReduceOp::NormInf || Kind == ReduceOp::NormNegInf;
+  static constexpr bool kCascade = !kExtreme;
+  // Plain real inputs vectorize |x| and x*x; the others take the scalar lane loop.
+  static constexpr bool kVec = !is_complex_v<In> && Kind != ReduceOp::NormP && Kind != ReduceOp::NormZero;
+  // NormP's exponent: set by the kernel entry under norm_p_mutex before a run (the lane
+  // loops call the policy statically; worker threads read it after the fork).
+  static inline double p = 2;
+  static Acc mag(In x) {
+    if constexpr (is_complex_v<In>) return static_cast<Acc>(std::abs(x));
+    else return static_cast<Acc>(std::abs(static_cast<opmath_t<Real>>(x)));
+  }
+  static Acc identity() {
+    if constexpr (Kind == ReduceOp::NormNegInf) return std::numeric_limits<Acc>::infinity();
+    else return Acc(0);
+  }
+  static Acc load(In x) {
+    if constexpr (Kind == ReduceOp::NormL2) {
+      if constexpr (is_complex_v<In>) return static_cast<Acc>(std::norm(x));
+      else { const Acc v = static_cast<Acc>(x); return v * v; }
+    } else if constexpr (Kind == ReduceOp::NormP) {
+      return static_cast<Acc>(std::pow(mag(x), static_cast<Acc>(p)));
+    } else if constexpr (Kind == ReduceOp::NormZero) {
+      return convert<bool>(x) ? Acc(1) : Acc(0);
+    } else {
+      return mag(x);
+    }
+  }
+  template <typename V>
+  static V vmap(V v) {
+    if constexpr (Kind == ReduceOp::NormL2) {
+      return v * v;
+    } else {  // clear the sign bit: NaN stays NaN, -0 becomes +0
+      using E = std::remove_cvref_t<decltype(v[0])>;
+      using I = std::conditional_t<sizeof(E) == 4, int32_t, int64_t>;
+      typedef I IV __attribute__((vector_size(sizeof(V))));
+      return reinterpret_cast<V>(reinterpret_cast<IV>(v) & std::numeric_limits<I>::max());
+    }
+  }
+  static Acc combine(Acc a, Acc x) {
+    if constexpr (Kind == ReduceOp::NormInf) return (x > a || x != x) ? x : a;
+    else if constexpr (Kind == ReduceOp::NormNegInf) return (x < a || x != x) ? x : a;
+    else return a + x;
+  }
+  template <typename V>
+  static V vcombine(V a, V x) {
+    if constexpr (Kind == ReduceOp::NormInf) return ((x > a) | (x != x)) ? x : a;
+    else if constexpr (Kind == ReduceOp::NormNegInf) return ((x < a) | (x != x)) ? x : a;
+    else return a + x;
+  }
+  static Real finish(Acc a, int64_t) {
+    if constexpr (Kind == ReduceOp::NormL2) return static_cast<Real>(std::sqrt(a));
+    else if constexpr (Kind == ReduceOp::NormP) return static_cast<Real>(std::pow(a, static_cast<Acc>(1.0 / p)));
+    else return static_cast<Real>(a);
+  }
 };
 
 // ---------------------------------------------------------------- accumulation helpers
@@ -179,7 +327,7 @@ struct Cascade {
 // the accumulators stay in registers (plain arrays of 2 x 32 floats get spilled); lane j
 // still holds the elements j mod L, so both forms give the same result.
 template <class Op>
-constexpr bool kVecLanes = std::is_same_v<typename Op::in_t, typename Op::acc_t> &&
+constexpr bool kVecLanes = Op::kVec && std::is_same_v<typename Op::in_t, typename Op::acc_t> &&
                            (std::is_same_v<typename Op::acc_t, float> || std::is_same_v<typename Op::acc_t, double> ||
                             std::is_same_v<typename Op::acc_t, int32_t> || std::is_same_v<typename Op::acc_t, int64_t>);
 
@@ -200,10 +348,10 @@ inline void accumulate_lanes(typename Op::acc_t* __restrict acc, const typename 
     static_assert(L == 4 * VL);
     V a0 = vload<V>(acc), a1 = vload<V>(acc + VL), a2 = vload<V>(acc + 2 * VL), a3 = vload<V>(acc + 3 * VL);
     for (int64_t i = 0; i + L <= n; i += L) {
-      a0 = Op::vcombine(a0, vload<V>(p + i));
-      a1 = Op::vcombine(a1, vload<V>(p + i + VL));
-      a2 = Op::vcombine(a2, vload<V>(p + i + 2 * VL));
-      a3 = Op::vcombine(a3, vload<V>(p + i + 3 * VL));
+      a0 = Op::vcombine(a0, Op::vmap(vload<V>(p + i)));
+      a1 = Op::vcombine(a1, Op::vmap(vload<V>(p + i + VL)));
+      a2 = Op::vcombine(a2, Op::vmap(vload<V>(p + i + 2 * VL)));
+      a3 = Op::vcombine(a3, Op::vmap(vload<V>(p + i + 3 * VL)));
     }
     std::memcpy(acc, &a0, sizeof(V));
     std::memcpy(acc + VL, &a1, sizeof(V));
@@ -233,14 +381,14 @@ inline void accumulate_lanes2(typename Op::acc_t* __restrict acc, const typename
     V a0 = vload<V>(acc), a1 = vload<V>(acc + VL), a2 = vload<V>(acc + 2 * VL), a3 = vload<V>(acc + 3 * VL);
     V b0 = vload<V>(acc2), b1 = vload<V>(acc2 + VL), b2 = vload<V>(acc2 + 2 * VL), b3 = vload<V>(acc2 + 3 * VL);
     for (int64_t i = 0; i + L <= n; i += L) {
-      a0 = Op::vcombine(a0, vload<V>(p + i));
-      b0 = Op::vcombine(b0, vload<V>(q + i));
-      a1 = Op::vcombine(a1, vload<V>(p + i + VL));
-      b1 = Op::vcombine(b1, vload<V>(q + i + VL));
-      a2 = Op::vcombine(a2, vload<V>(p + i + 2 * VL));
-      b2 = Op::vcombine(b2, vload<V>(q + i + 2 * VL));
-      a3 = Op::vcombine(a3, vload<V>(p + i + 3 * VL));
-      b3 = Op::vcombine(b3, vload<V>(q + i + 3 * VL));
+      a0 = Op::vcombine(a0, Op::vmap(vload<V>(p + i)));
+      b0 = Op::vcombine(b0, Op::vmap(vload<V>(q + i)));
+      a1 = Op::vcombine(a1, Op::vmap(vload<V>(p + i + VL)));
+      b1 = Op::vcombine(b1, Op::vmap(vload<V>(q + i + VL)));
+      a2 = Op::vcombine(a2, Op::vmap(vload<V>(p + i + 2 * VL)));
+      b2 = Op::vcombine(b2, Op::vmap(vload<V>(q + i + 2 * VL)));
+      a3 = Op::vcombine(a3, Op::vmap(vload<V>(p + i + 3 * VL)));
+      b3 = Op::vcombine(b3, Op::vmap(vload<V>(q + i + 3 * VL)));
     }
     std::memcpy(acc, &a0, sizeof(V));
     std::memcpy(acc + VL, &a1, sizeof(V));
@@ -273,15 +421,18 @@ inline void level0_blocks_pair(const typename Op::in_t* __restrict p, const type
     V sb0 = vload<V>(lv_q), sb1 = vload<V>(lv_q + VL), sb2 = vload<V>(lv_q + 2 * VL), sb3 = vload<V>(lv_q + 3 * VL);
     for (int64_t s = 0; s < nsub; ++s) {
       V a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
+      // Not unrolled fully: GCC would then schedule one accumulator's 16 adds back to back (a
+      // latency-bound chain) instead of interleaving the eight independent ones.
+#pragma GCC unroll 2
       for (int r = 0; r < kSub; ++r, p += L, q += L) {
-        a0 = Op::vcombine(a0, vload<V>(p));
-        b0 = Op::vcombine(b0, vload<V>(q));
-        a1 = Op::vcombine(a1, vload<V>(p + VL));
-        b1 = Op::vcombine(b1, vload<V>(q + VL));
-        a2 = Op::vcombine(a2, vload<V>(p + 2 * VL));
-        b2 = Op::vcombine(b2, vload<V>(q + 2 * VL));
-        a3 = Op::vcombine(a3, vload<V>(p + 3 * VL));
-        b3 = Op::vcombine(b3, vload<V>(q + 3 * VL));
+        a0 = Op::vcombine(a0, Op::vmap(vload<V>(p)));
+        b0 = Op::vcombine(b0, Op::vmap(vload<V>(q)));
+        a1 = Op::vcombine(a1, Op::vmap(vload<V>(p + VL)));
+        b1 = Op::vcombine(b1, Op::vmap(vload<V>(q + VL)));
+        a2 = Op::vcombine(a2, Op::vmap(vload<V>(p + 2 * VL)));
+        b2 = Op::vcombine(b2, Op::vmap(vload<V>(q + 2 * VL)));
+        a3 = Op::vcombine(a3, Op::vmap(vload<V>(p + 3 * VL)));
+        b3 = Op::vcombine(b3, Op::vmap(vload<V>(q + 3 * VL)));
       }
       sa0 = Op::vcombine(sa0, a0);
       sa1 = Op::vcombine(sa1, a1);
@@ -458,82 +609,6 @@ struct RowAccum {
     }
   }
 };
-
-// Multi-index walk over dims `first..n-1` of (sizes, strides): the byte offset of linear
-// position `pos` (dim `first` innermost).
-struct Walker {
-  int n = 0;
-  const int64_t* size = nullptr;
-  const int64_t* stride = nullptr;
-  int64_t idx[ReduceLoop::kMaxDims] = {};
-  int64_t offset = 0;
-  Walker(int ndim, const int64_t* sizes, const int64_t* strides, int64_t pos)
-      : n(ndim), size(sizes), stride(strides) {
-    for (int d = 0; d < n; ++d) {
-      idx[d] = pos % size[d];
-      pos /= size[d];
-      offset += idx[d] * stride[d];
-    }
-  }
-  void next() {
-    for (int d = 0; d < n; ++d) {
-      if (++idx[d] < size[d]) { offset += stride[d]; return; }
-      offset -= (size[d] - 1) * stride[d];
-      idx[d] = 0;
-    }
-  }
-};
-
-// Offsets of outputs in the loop's kept dims: input and output byte offsets per position.
-struct KeptWalker {
-  int n;
-  const ReduceLoop& L;
-  int first;
-  int64_t idx[ReduceLoop::kMaxDims] = {};
-  int64_t in_off = 0, out_off[ReduceLoop::kMaxOutputs] = {};
-  KeptWalker(const ReduceLoop& loop, int first_dim, int64_t pos) : n(loop.nkept), L(loop), first(first_dim) {
-    for (int d = first; d < n; ++d) {
-      idx[d] = pos % L.kept_size[d];
-      pos /= L.kept_size[d];
-      in_off += idx[d] * L.kept_in[d];
-      for (int j = 0; j < L.nout; ++j) out_off[j] += idx[d] * L.kept_out[j][d];
-    }
-  }
-  void next() {
-    for (int d = first; d < n; ++d) {
-      if (++idx[d] < L.kept_size[d]) {
-        in_off += L.kept_in[d];
-        for (int j = 0; j < L.nout; ++j) out_off[j] += L.kept_out[j][d];
-        return;
-      }
-      in_off -= (L.kept_size[d] - 1) * L.kept_in[d];
-      for (int j = 0; j < L.nout; ++j) out_off[j] -= (L.kept_size[d] - 1) * L.kept_out[j][d];
-      idx[d] = 0;
-    }
-  }
-};
-
-// Runs f(begin, end) over [0, n) split across threads (or inline when one suffices).
-template <typename F>
-void parallel_range(int64_t n, int64_t work_per_item, const F& f) {
-  const int nt = threads_for(n * std::max<int64_t>(work_per_item, 1));
-  if (nt <= 1 || n < 2) {
-    f(int64_t(0), n);
-    return;
-  }
-#pragma omp parallel num_threads(std::min<int64_t>(nt, n))
-  {
-    const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
-    const int64_t b = n * t / T, e = n * (t + 1) / T;
-    if (b < e) f(b, e);
-  }
-}
-
-// Chunk bounds of a reduction of n elements: a function of n only.
-inline int64_t chunk_length(int64_t n, int64_t granule) {
-  int64_t len = std::max<int64_t>(kChunkMin, (n + kMaxChunks - 1) / kMaxChunks);
-  return (len + granule - 1) / granule * granule;
-}
 
 template <class Op, typename Acc>
 Acc combine_tree(Acc* partial, int n) {
@@ -782,6 +857,61 @@ void minmax_typed(const ReduceLoop& loop, bool is_max) {
   }
 }
 
+template <typename T>
+void prod_typed(const ReduceLoop& loop) {
+  using Acc = opmath_t<T>;
+  if (loop.out_dtype == loop.in_dtype) return run_reduce<ProdOp<T, Acc, T>>(loop);
+  if constexpr (std::is_integral_v<T>) {
+    EMBER_INTERNAL_ASSERT(loop.out_dtype == kInt64, "prod from ", loop.in_dtype, " to ", loop.out_dtype);
+    return run_reduce<ProdOp<T, int64_t, int64_t>>(loop);
+  }
+  EMBER_FAIL(RuntimeError, "prod: no kernel from ", loop.in_dtype, " to ", loop.out_dtype);
+}
+
+template <typename T>
+void nansum_typed(const ReduceLoop& loop) {
+  if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+    EMBER_INTERNAL_ASSERT(loop.out_dtype == loop.in_dtype, "nansum from ", loop.in_dtype, " to ", loop.out_dtype);
+    run_reduce<NanSumOp<T>>(loop);
+  } else {
+    EMBER_FAIL(RuntimeError, "nansum: no kernel for ", loop.in_dtype);
+  }
+}
+
+template <typename T>
+void bool_typed(const ReduceLoop& loop, bool is_and) {
+  if (loop.out_dtype == kUInt8) {
+    if (is_and) run_reduce<BoolOp<T, uint8_t, true>>(loop);
+    else run_reduce<BoolOp<T, uint8_t, false>>(loop);
+  } else {
+    EMBER_INTERNAL_ASSERT(loop.out_dtype == kBool, "all/any into ", loop.out_dtype);
+    if (is_and) run_reduce<BoolOp<T, bool, true>>(loop);
+    else run_reduce<BoolOp<T, bool, false>>(loop);
+  }
+}
+
+template <typename T>
+void norm_typed(const ReduceLoop& loop, ReduceOp kind) {
+  if constexpr (std::is_integral_v<T>) {
+    EMBER_FAIL(RuntimeError, "norm: no kernel for ", loop.in_dtype);
+  } else {
+    switch (kind) {
+      case ReduceOp::NormL1: return run_reduce<NormOp<T, ReduceOp::NormL1>>(loop);
+      case ReduceOp::NormL2: return run_reduce<NormOp<T, ReduceOp::NormL2>>(loop);
+      case ReduceOp::NormInf: return run_reduce<NormOp<T, ReduceOp::NormInf>>(loop);
+      case ReduceOp::NormNegInf: return run_reduce<NormOp<T, ReduceOp::NormNegInf>>(loop);
+      case ReduceOp::NormZero: return run_reduce<NormOp<T, ReduceOp::NormZero>>(loop);
+      case ReduceOp::NormP: {
+        static std::mutex norm_p_mutex;
+        std::lock_guard<std::mutex> lock(norm_p_mutex);
+        NormOp<T, ReduceOp::NormP>::p = loop.param;
+        return run_reduce<NormOp<T, ReduceOp::NormP>>(loop);
+      }
+      default: EMBER_FAIL(RuntimeError, "norm: unknown kind");
+    }
+  }
+}
+
 // ---------------------------------------------------------------- max/min with indices
 template <typename T, bool IsMax>
 struct ArgDriver {
@@ -941,12 +1071,28 @@ struct ArgDriver {
 }  // namespace
 
 void reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
-  if (op == ReduceOp::Sum || op == ReduceOp::Mean) {
-    EMBER_DISPATCH_KERNEL(loop.in_dtype, "sum", reduce_kernel(loop, op),
-                          [&] { sum_typed<scalar_t>(loop, op == ReduceOp::Mean); });
-  } else {
-    EMBER_DISPATCH_KERNEL(loop.in_dtype, "max", reduce_kernel(loop, op),
-                          [&] { minmax_typed<scalar_t>(loop, op == ReduceOp::Max); });
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "sum", reduce_kernel(loop, op),
+                                   [&] { sum_typed<scalar_t>(loop, op == ReduceOp::Mean); });
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "max", reduce_kernel(loop, op),
+                                   [&] { minmax_typed<scalar_t>(loop, op == ReduceOp::Max); });
+    case ReduceOp::Prod:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "prod", reduce_kernel(loop, op), [&] { prod_typed<scalar_t>(loop); });
+    case ReduceOp::NanSum:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "nansum", reduce_kernel(loop, op), [&] { nansum_typed<scalar_t>(loop); });
+    case ReduceOp::And:
+    case ReduceOp::Or:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "all", reduce_kernel(loop, op),
+                                   [&] { bool_typed<scalar_t>(loop, op == ReduceOp::And); });
+    case ReduceOp::CountNonzero:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "count_nonzero", reduce_kernel(loop, op),
+                                   [&] { run_reduce<CountNonzeroOp<scalar_t>>(loop); });
+    default:
+      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "norm", reduce_kernel(loop, op), [&] { norm_typed<scalar_t>(loop, op); });
   }
 }
 

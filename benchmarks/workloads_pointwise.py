@@ -1,0 +1,82 @@
+"""Pointwise workloads for benchmarks/run.py (imported there; each maker takes the library
+module, ember or torch, and returns a zero-argument callable). All on 16M elements.
+
+  pw_<op>_16M          exp, log, tanh, sigmoid, gelu, gelu_tanh, erf of float32, fresh output
+                       (log of |x|, so that it stays finite)
+  pw_<op>_16M_out      the same into a preallocated output (out=)
+  pw_bf16_muladd_16M   x*y + z in bfloat16, as written (a multiply, then an add)
+  pw_bf16_addcmul_16M  torch.addcmul(z, x, y) in bfloat16
+  pw_bf16_exp_16M      exp of bfloat16
+  pw_muladd_inplace    mul(x, y, out=t) then t.add_(z) in float32 (an in-place chain)
+"""
+import numpy as np
+
+N16M = 16 << 20
+_GELU_TANH = "gelu_tanh"
+
+
+def _vec(lib, seed, dtype="float32", positive=False):
+    g = np.random.default_rng(seed)
+    v = g.standard_normal(N16M, dtype=np.float32)
+    if positive:
+        v = np.abs(v) + np.float32(1e-3)
+    t = lib.from_numpy(v)
+    return t if dtype == "float32" else t.to(getattr(lib, dtype))
+
+
+def _fn(lib, op):
+    if op in ("gelu", _GELU_TANH):
+        f = lib.nn.functional.gelu if lib.__name__ == "torch" else lib.gelu
+        if op == _GELU_TANH:
+            return lambda x, **k: f(x, approximate="tanh", **k)
+        return f
+    return getattr(lib, op)
+
+
+def _unary(op, out):
+    def maker(lib):
+        x = _vec(lib, 4, positive=op == "log")
+        f = _fn(lib, op)
+        if out:
+            o = lib.empty(N16M)
+            if op in ("gelu", _GELU_TANH) and lib.__name__ == "torch":
+                return lambda: lib._C._nn.gelu(x, approximate="tanh" if op == _GELU_TANH else "none", out=o)
+            return lambda: f(x, out=o)
+        return lambda: f(x)
+    return maker
+
+
+def make_bf16_muladd(lib):
+    x, y, z = (_vec(lib, s, "bfloat16") for s in (1, 2, 3))
+    return lambda: x * y + z
+
+
+def make_bf16_addcmul(lib):
+    x, y, z = (_vec(lib, s, "bfloat16") for s in (1, 2, 3))
+    return lambda: lib.addcmul(z, x, y)
+
+
+def make_bf16_exp(lib):
+    x = _vec(lib, 4, "bfloat16")
+    return lambda: lib.exp(x)
+
+
+def make_muladd_inplace(lib):
+    x, y, z = (_vec(lib, s) for s in (1, 2, 3))
+    t = lib.empty(N16M)
+
+    def f():
+        lib.mul(x, y, out=t)
+        t.add_(z)
+    return f
+
+
+# name -> (maker, bytes moved per call, unit)
+WORKLOADS = {}
+for _op in ("exp", "log", "tanh", "sigmoid", "gelu", _GELU_TANH, "erf"):
+    WORKLOADS[f"pw_{_op}_16M"] = (_unary(_op, False), 2 * 4 * N16M, "GB/s")
+    WORKLOADS[f"pw_{_op}_16M_out"] = (_unary(_op, True), 2 * 4 * N16M, "GB/s")
+WORKLOADS["pw_bf16_muladd_16M"] = (make_bf16_muladd, 6 * 2 * N16M, "GB/s")
+WORKLOADS["pw_bf16_addcmul_16M"] = (make_bf16_addcmul, 4 * 2 * N16M, "GB/s")
+WORKLOADS["pw_bf16_exp_16M"] = (make_bf16_exp, 2 * 2 * N16M, "GB/s")
+WORKLOADS["pw_muladd_inplace_16M"] = (make_muladd_inplace, 6 * 4 * N16M, "GB/s")

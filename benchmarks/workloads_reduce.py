@@ -1,0 +1,84 @@
+"""Reduction and sort workloads for benchmarks/run.py (imported there; each maker takes the
+library module, ember or torch, and returns a zero-argument callable).
+
+  red_<op>_<all|inner|outer>  sum, mean, max, var, logsumexp of a 4096x4096 float32 tensor:
+                              over every element, along dim 1 (contiguous rows) and along
+                              dim 0 (strided columns); max along a dim returns values and indices
+  sum_16M_numpy               sum of 16M float32 in a NumPy buffer that is 16-byte but not
+                              64-byte aligned (as NumPy's own allocations often are)
+  sort_1M, topk_1M            1M float32 (topk: k = 100)
+  sort_rows, topk_rows        1024 rows of 1024 float32, along the rows (topk: k = 10)
+"""
+import numpy as np
+
+N = 4096
+N16M = 16 << 20
+
+
+def _matrix(lib):
+    g = np.random.default_rng(11)
+    return lib.from_numpy(g.standard_normal((N, N), dtype=np.float32))
+
+
+def _reduction(op, layout):
+    def maker(lib):
+        x = _matrix(lib)
+        fn = getattr(lib, op)
+        if layout == "all":
+            if op == "logsumexp":
+                return lambda: fn(x, (0, 1))
+            return lambda: fn(x)
+        dim = 1 if layout == "inner" else 0
+        return lambda: fn(x, dim)
+    return maker
+
+
+def _misaligned_numpy(n, seed):
+    """n float32 values in a NumPy buffer whose address is 16 (mod 64)."""
+    raw = np.empty(n + 64, dtype=np.float32)
+    shift = ((16 - raw.ctypes.data % 64) % 64) // 4
+    a = raw[shift:shift + n]
+    assert a.ctypes.data % 64 == 16
+    a[:] = np.random.default_rng(seed).standard_normal(n, dtype=np.float32)
+    return a
+
+
+def make_sum_numpy(lib):
+    x = lib.from_numpy(_misaligned_numpy(N16M, 5))
+    return lambda: lib.sum(x)
+
+
+def _vector(lib, n, seed):
+    return lib.from_numpy(np.random.default_rng(seed).standard_normal(n, dtype=np.float32))
+
+
+def make_sort_1m(lib):
+    x = _vector(lib, 1 << 20, 7)
+    return lambda: lib.sort(x)
+
+
+def make_topk_1m(lib):
+    x = _vector(lib, 1 << 20, 8)
+    return lambda: lib.topk(x, 100)
+
+
+def make_sort_rows(lib):
+    x = _vector(lib, 1 << 20, 9).reshape(1024, 1024)
+    return lambda: lib.sort(x)
+
+
+def make_topk_rows(lib):
+    x = _vector(lib, 1 << 20, 10).reshape(1024, 1024)
+    return lambda: lib.topk(x, 10)
+
+
+# name -> (maker, bytes moved per call for the rate column, unit)
+WORKLOADS = {}
+for _op in ("sum", "mean", "max", "var", "logsumexp"):
+    for _layout in ("all", "inner", "outer"):
+        WORKLOADS[f"red_{_op}_{_layout}"] = (_reduction(_op, _layout), 4 * N * N, "GB/s")
+WORKLOADS["sum_16M_numpy"] = (make_sum_numpy, 4 * N16M, "GB/s")
+WORKLOADS["sort_1M"] = (make_sort_1m, None, None)
+WORKLOADS["topk_1M"] = (make_topk_1m, None, None)
+WORKLOADS["sort_rows"] = (make_sort_rows, None, None)
+WORKLOADS["topk_rows"] = (make_topk_rows, None, None)

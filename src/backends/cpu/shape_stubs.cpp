@@ -1,0 +1,7 @@
+#include "backends/cpu/shape_stubs.h"
+
+namespace ember::cpu {
+
+Stub<TriangleFn> triangle_stub;
+
+}  // namespace ember::cpu
