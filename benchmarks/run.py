@@ -133,6 +133,8 @@ from workloads_pointwise import WORKLOADS as _POINTWISE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_POINTWISE_WORKLOADS)
 from workloads_random import WORKLOADS as _RANDOM_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_RANDOM_WORKLOADS)
+from workloads_products import WORKLOADS as _PRODUCT_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_PRODUCT_WORKLOADS)
 
 
 def copy_bandwidth():

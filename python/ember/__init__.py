@@ -11,7 +11,7 @@ from . import return_types  # noqa: F401
 from . import _tensor
 from . import utils  # noqa: F401
 from . import functional  # noqa: F401
-from .functional import chain_matmul, einsum, tensordot  # noqa: F401
+from .functional import chain_matmul, einsum, imag, real, tensordot  # noqa: F401
 
 __version__ = "0.1.0"
 

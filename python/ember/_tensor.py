@@ -50,3 +50,5 @@ def install(cls):
     cls.__reduce_ex__ = _reduce_ex
     cls.__deepcopy__ = _deepcopy
     cls.__copy__ = lambda self: self.clone()  # noqa: E731 - torch.Tensor has no shallow copy either
+    # torch.polygamma takes n first; the method form is self.polygamma(n).
+    cls.polygamma = lambda self, n: _C.polygamma(n, self)  # noqa: E731

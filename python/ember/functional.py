@@ -3,7 +3,7 @@ varargs and polymorphic arguments are normalised here, then the op runs."""
 
 from . import _C
 
-__all__ = ["einsum", "tensordot", "chain_matmul"]
+__all__ = ["einsum", "tensordot", "chain_matmul", "real", "imag"]
 
 
 def einsum(equation, *operands):
@@ -40,3 +40,13 @@ def chain_matmul(*matrices, out=None):
         out.resize_(result.shape).copy_(result)
         return out
     return result
+
+
+def real(input):
+    """The real part: a view for complex input, the input itself otherwise (torch.real)."""
+    return input.real
+
+
+def imag(input):
+    """The imaginary part of a complex tensor, as a view (torch.imag)."""
+    return input.imag

@@ -1,5 +1,6 @@
 // Products written with other ops (composites, so every backend and layer sees the ops they
-// decompose into): einsum, tensordot, kron, cross, chain_matmul, trace, diff, trapezoid.
+// decompose into): einsum, tensordot, kron, cross, chain_matmul, trace, diff, trapezoid,
+// cumulative_trapezoid, cdist.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -380,7 +381,7 @@ Tensor trace_composite(const Tensor& self) {
   return self.diagonal().sum();
 }
 
-// ---------------------------------------------------------------- diff, trapezoid
+// ---------------------------------------------------------------- diff, trapezoid, cdist
 Tensor diff_composite(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
                       const std::optional<Tensor>& append) {
   EMBER_CHECK(self.dim() >= 1, RuntimeError, "diff expects input to be at least one-dimensional");
@@ -431,7 +432,86 @@ Tensor trapezoid_impl(const Tensor& y, const Tensor* x, const Scalar& dx, int64_
   }
   return div(sum(mul(steps, pair), DimVector{d}), Scalar(2));
 }
+// The running integral: the sum of the first k intervals' areas, for k = 1 .. n-1.
+Tensor cumulative_trapezoid_impl(const Tensor& y, const Tensor* x, const Scalar& dx, int64_t dim) {
+  EMBER_CHECK(y.dtype() != kBool, RuntimeError,
+              "cumulative_trapezoid: received a bool input for `y`, but bool is not supported");
+  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t n = y.sizes()[d];
+  // n - 1 intervals (none for n <= 1: an empty result, still of the formula's dtype).
+  const int64_t m = std::max<int64_t>(n - 1, 0), first = n > 0 ? 1 : 0;
+  auto intervals = [&](const Tensor& t, int64_t along) {
+    return std::pair{t.narrow(along, first, m), t.narrow(along, 0, m)};
+  };
+  const auto [y_hi, y_lo] = intervals(y, d);
+  const Tensor pair = add(y_hi, y_lo);
+  if (!x) {
+    const Scalar half_dx = dx.is_complex() ? Scalar(dx.to_complex() / 2.0) : Scalar(dx.to_double() / 2.0);
+    return cumsum(mul(pair, half_dx), d);
+  }
+  Tensor steps;
+  if (x->dim() == 1) {
+    EMBER_CHECK(x->sizes()[0] == n, RuntimeError,
+                "cumulative_trapezoid: There must be one `x` value for each sample point");
+    DimVector view(y.dim(), 1);
+    view[d] = m;
+    const auto [x_hi, x_lo] = intervals(*x, 0);
+    steps = sub(x_hi, x_lo).view(view);
+  } else {
+    const auto [x_hi, x_lo] = intervals(*x, wrap_dim(dim, x->dim()));
+    steps = sub(x_hi, x_lo);
+  }
+  return div(cumsum(mul(steps, pair), d), Scalar(2));
+}
 Tensor trapezoid_x_composite(const Tensor& y, const Tensor& x, int64_t dim) { return trapezoid_impl(y, &x, 1, dim); }
+Tensor cumulative_trapezoid_x_composite(const Tensor& y, const Tensor& x, int64_t dim) {
+  return cumulative_trapezoid_impl(y, &x, 1, dim);
+}
+Tensor cumulative_trapezoid_dx_composite(const Tensor& y, const Scalar& dx, int64_t dim) {
+  return cumulative_trapezoid_impl(y, nullptr, dx, dim);
+}
+
+// Pairwise p-norm distances between the rows of x1 [..., P, M] and x2 [..., R, M] -> [..., P, R]
+// (batch dims broadcast). For p = 2 with many rows, |a|^2 - 2 a.b + |b|^2 through one batched
+// matmul (compute_mode as in torch.cdist); otherwise the norm of every difference.
+Tensor cdist_composite(const Tensor& x1, const Tensor& x2, double p, std::string_view compute_mode) {
+  EMBER_CHECK(x1.dim() >= 2, RuntimeError, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
+  EMBER_CHECK(x2.dim() >= 2, RuntimeError, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
+  EMBER_CHECK(x1.sizes().back() == x2.sizes().back(), RuntimeError,
+              "X1 and X2 must have the same number of columns. X1: ", x1.sizes().back(), " X2: ", x2.sizes().back());
+  for (const Tensor* t : {&x1, &x2}) {
+    EMBER_CHECK(is_floating_point(t->dtype()), RuntimeError,
+                "cdist only supports floating-point dtypes, ", t == &x1 ? "X1" : "X2", " got: ", t->dtype());
+    EMBER_CHECK(t->dtype() == kFloat || t->dtype() == kDouble, RuntimeError,
+                "\"cdist\" not implemented for '", t->dtype(), "'");
+  }
+  EMBER_CHECK(x1.dtype() == x2.dtype(), RuntimeError, "cdist: expected X1 and X2 of the same dtype, got ", x1.dtype(),
+              " and ", x2.dtype());
+  EMBER_CHECK(p >= 0, RuntimeError, "cdist only supports non-negative p values");
+  int mode = -1;
+  if (compute_mode == "use_mm_for_euclid_dist_if_necessary") mode = 0;
+  if (compute_mode == "use_mm_for_euclid_dist") mode = 1;
+  if (compute_mode == "donot_use_mm_for_euclid_dist") mode = 2;
+  EMBER_CHECK(mode >= 0, ValueError, compute_mode, " is not a valid value for compute_mode");
+
+  const int64_t P = x1.sizes()[x1.dim() - 2], R = x2.sizes()[x2.dim() - 2], M = x1.sizes().back();
+  DimVector batch = broadcast_shapes(x1.sizes().slice(0, x1.dim() - 2), x2.sizes().slice(0, x2.dim() - 2));
+  DimVector shape1 = batch, shape2 = batch, out_shape = batch;
+  for (auto [shape, rows, cols] : {std::tuple{&shape1, P, M}, {&shape2, R, M}, {&out_shape, P, R}}) {
+    shape->push_back(rows);
+    shape->push_back(cols);
+  }
+  const Tensor a = x1.expand(shape1), b = x2.expand(shape2);
+  if (M == 0) return zeros(out_shape, TensorOptions(x1.dtype()).device(x1.device()));
+  if (p == 2 && (mode == 1 || (mode == 0 && (P > 25 || R > 25)))) {
+    const Tensor a_sq = sum(mul(a, a), DimVector{-1}, /*keepdim=*/true);                   // [..., P, 1]
+    const Tensor b_sq = sum(mul(b, b), DimVector{-1}, /*keepdim=*/true).transpose(-2, -1);  // [..., 1, R]
+    const Tensor cross_term = matmul(a, b.transpose(-2, -1));                             // [..., P, R]
+    return sqrt(clamp_min(add(sub(a_sq, cross_term, 2), b_sq), 0));
+  }
+  const Tensor diffs = sub(a.unsqueeze(-2), b.unsqueeze(-3));  // [..., P, R, M]
+  return norm(diffs, Scalar(p), DimVector{-1});
+}
 Tensor trapezoid_dx_composite(const Tensor& y, const Scalar& dx, int64_t dim) {
   return trapezoid_impl(y, nullptr, dx, dim);
 }
@@ -446,6 +526,7 @@ using UnarySig = Tensor(const Tensor&);
 using DiffSig = Tensor(const Tensor&, int64_t, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&);
 using TrapezoidXSig = Tensor(const Tensor&, const Tensor&, int64_t);
 using TrapezoidDxSig = Tensor(const Tensor&, const Scalar&, int64_t);
+using CdistSig = Tensor(const Tensor&, const Tensor&, double, std::string_view);
 
 }  // namespace
 
@@ -491,6 +572,19 @@ Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
   return op.call(y, dx, dim);
 }
 
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  static const TypedOp<TrapezoidXSig> op("cumulative_trapezoid.x");
+  return op.call(y, x, dim);
+}
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  static const TypedOp<TrapezoidDxSig> op("cumulative_trapezoid.dx");
+  return op.call(y, dx, dim);
+}
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::string_view compute_mode) {
+  static const TypedOp<CdistSig> op("cdist");
+  return op.call(x1, x2, p, compute_mode);
+}
+
 EMBER_REGISTER(product_ops) {
   define_op<EinsumSig>("einsum(str equation, Tensor[] tensors) -> Tensor");
   register_composite<EinsumSig, &einsum_composite>("einsum");
@@ -513,6 +607,13 @@ EMBER_REGISTER(product_ops) {
   register_composite<TrapezoidXSig, &trapezoid_x_composite>("trapezoid.x");
   define_op<TrapezoidDxSig>("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor");
   register_composite<TrapezoidDxSig, &trapezoid_dx_composite>("trapezoid.dx");
+  define_op<TrapezoidXSig>("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor");
+  register_composite<TrapezoidXSig, &cumulative_trapezoid_x_composite>("cumulative_trapezoid.x");
+  define_op<TrapezoidDxSig>("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor");
+  register_composite<TrapezoidDxSig, &cumulative_trapezoid_dx_composite>("cumulative_trapezoid.dx");
+  define_op<CdistSig>("cdist(Tensor x1, Tensor x2, float p=2, "
+                      "str compute_mode='use_mm_for_euclid_dist_if_necessary') -> Tensor", Tag::FunctionOnly);
+  register_composite<CdistSig, &cdist_composite>("cdist");
 }
 
 }  // namespace ember

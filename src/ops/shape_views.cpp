@@ -276,6 +276,22 @@ using ListSig = Tensors(TensorList);
 using MeshgridSig = Tensors(TensorList, std::string_view);
 using UnarySig = Tensor(const Tensor&);
 
+
+// ---------------------------------------------------------------- in-place view ops
+// Rebind self to a view of itself: only sizes and strides change, the data stays (PyTorch
+// leaves the version counter alone too).
+Tensor& rebind_to(Tensor& self, const Tensor& view) {
+  self.impl()->set_sizes_and_strides(view.sizes(), view.strides(), view.storage_offset());
+  return self;
+}
+Tensor& transpose_inplace(Tensor& self, int64_t dim0, int64_t dim1) {
+  return rebind_to(self, self.transpose(dim0, dim1));
+}
+Tensor& t_inplace(Tensor& self) { return rebind_to(self, self.t()); }
+Tensor& squeeze_inplace(Tensor& self) { return rebind_to(self, self.squeeze()); }
+Tensor& squeeze_dim_inplace(Tensor& self, int64_t dim) { return rebind_to(self, self.squeeze(dim)); }
+Tensor& unsqueeze_inplace(Tensor& self, int64_t dim) { return rebind_to(self, self.unsqueeze(dim)); }
+
 }  // namespace
 
 // ---------------------------------------------------------------- front functions
@@ -445,6 +461,23 @@ EMBER_REGISTER(shape_view_ops) {
   register_composite<MovedimIntSig, &swapaxes_composite>("swapaxes");
   define_op<MovedimIntSig>("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", kView);
   register_composite<MovedimIntSig, &swapaxes_composite>("swapdims");
+  using SwapInplaceSig = Tensor&(Tensor&, int64_t, int64_t);
+  using SelfInplaceSig = Tensor&(Tensor&);
+  using DimInplaceSig = Tensor&(Tensor&, int64_t);
+  define_op<SwapInplaceSig>("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)");
+  register_composite<SwapInplaceSig, &transpose_inplace>("transpose_");
+  define_op<SwapInplaceSig>("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)");
+  register_composite<SwapInplaceSig, &transpose_inplace>("swapaxes_");
+  define_op<SwapInplaceSig>("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)");
+  register_composite<SwapInplaceSig, &transpose_inplace>("swapdims_");
+  define_op<SelfInplaceSig>("t_(Tensor(a!) self) -> Tensor(a!)");
+  register_composite<SelfInplaceSig, &t_inplace>("t_");
+  define_op<SelfInplaceSig>("squeeze_(Tensor(a!) self) -> Tensor(a!)");
+  register_composite<SelfInplaceSig, &squeeze_inplace>("squeeze_");
+  define_op<DimInplaceSig>("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)");
+  register_composite<DimInplaceSig, &squeeze_dim_inplace>("squeeze_.dim");
+  define_op<DimInplaceSig>("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)");
+  register_composite<DimInplaceSig, &unsqueeze_inplace>("unsqueeze_");
 
   define_op<BroadcastToSig>("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", kView);
   register_composite<BroadcastToSig, &broadcast_to_composite>("broadcast_to");

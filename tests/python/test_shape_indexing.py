@@ -94,3 +94,36 @@ def test_failed_in_place_call_changes_nothing(call):
     with pytest.raises((IndexError, RuntimeError)):
         call(x, i)
     np.testing.assert_array_equal(x.numpy(), before.numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.transpose_(0, 2), lambda x: x.swapaxes_(1, 0), lambda x: x.swapdims_(-1, 0),
+    lambda x: x[0].t_(), lambda x: x.unsqueeze_(1), lambda x: x.unsqueeze_(-1),
+    lambda x: x[:, :1].squeeze_(), lambda x: x[:, :1].squeeze_(1), lambda x: x[:, :1].squeeze_(0),
+])
+def test_in_place_view_ops_rebind_the_tensor(call):
+    results = []
+    for lib in (ember, torch):
+        base = lib.arange(24.0).reshape(2, 3, 4)
+        r = call(base)
+        results.append((tuple(r.shape), r.stride(), r.storage_offset(), r.contiguous().reshape(-1).tolist()))
+        r.view(-1)[:1].fill_(-1.0) if r.is_contiguous() else r.fill_(-1.0)  # still a view of base's storage
+        assert base.reshape(-1)[r.storage_offset()].item() == -1.0
+    assert results[0] == results[1]
+
+
+def test_in_place_view_ops_return_self_and_reject_bad_dims():
+    x = ember.zeros(2, 3)
+    assert x.transpose_(0, 1) is x and tuple(x.shape) == (3, 2)
+    with pytest.raises(IndexError):
+        x.transpose_(0, 2)
+    assert tuple(x.shape) == (3, 2)
+
+
+def test_functional_and_method_forms_of_real_imag_polygamma():
+    z = np.array([1 + 2j, -3.5 + 0.5j], dtype=np.complex64)
+    assert ember.real(ember.from_numpy(z)).tolist() == torch.real(torch.from_numpy(z)).tolist()
+    assert ember.imag(ember.from_numpy(z)).tolist() == torch.imag(torch.from_numpy(z)).tolist()
+    x = np.array([0.5, 1.5, 3.0])
+    np.testing.assert_allclose(ember.from_numpy(x).polygamma(2).numpy(), torch.from_numpy(x).polygamma(2).numpy(),
+                               rtol=1e-12)

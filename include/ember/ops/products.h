@@ -52,5 +52,10 @@ Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const std::opti
             const std::optional<Tensor>& append = std::nullopt);
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
 Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+// Distances between the rows of x1 [..., P, M] and x2 [..., R, M]; compute_mode as in torch.cdist.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
+             std::string_view compute_mode = "use_mm_for_euclid_dist_if_necessary");
 
 }  // namespace ember
