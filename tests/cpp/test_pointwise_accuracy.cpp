@@ -81,7 +81,7 @@ const Case kCases[] = {
     {UnaryOp::Sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); }, 3e-7},
     {UnaryOp::Erf, [](double x) { return std::erf(x); }, 2.5e-7},
     {UnaryOp::Erfc, [](double x) { return std::erfc(x); }, 6e-7},
-    {UnaryOp::Gelu, gelu_ref, 6e-7},
+    {UnaryOp::Gelu, gelu_ref, 6.5e-7},  // a fit (2e-7), e^x and three roundings near x = 0
     {UnaryOp::Silu, [](double x) { return x / (1 + std::exp(-x)); }, 3e-7, -87.3},
 };
 

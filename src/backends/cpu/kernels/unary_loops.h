@@ -213,7 +213,7 @@ void narrow(char* p, int64_t stride, const float* buf, int64_t m) {
 template <typename H, int NIn, typename F>
 void fused_run(char** d, const int64_t* s, int64_t n, const F& f) {
   constexpr int W = vec::width<float>;
-  vec::vf splats[NIn];
+  vec::vf splats[NIn] = {};  // read only for broadcast inputs (initialized: GCC cannot tell)
   for (int j = 0; j < NIn; ++j)
     if (s[j + 1] == 0) splats[j] = vec::splat(static_cast<float>(load<H>(d[j + 1])));
   auto input = [&](int j, int64_t i) {
