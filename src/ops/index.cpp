@@ -305,6 +305,10 @@ Tensor& index_put_kernel(Tensor& self, ArrayRef<std::optional<Tensor>> indices, 
     values = to_device(values, self.device());
   }
   if (try_masked_fill(self, indices, values, accumulate)) return self;
+  // As in PyTorch, only a mask fill with one value converts it; Python numbers always do.
+  EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number(), RuntimeError,
+              "Index put requires the source and destination dtypes match, got ", self.dtype(),
+              " for the destination and ", values.dtype(), " for the source.");
   IndexPlan p = make_plan("index_put_", self, indices, /*allow_unknown=*/self.is_meta());
   if (p.unknown) return self;
   // Values broadcast to the indexed shape (leading dims may be missing, never extra).

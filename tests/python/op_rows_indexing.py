@@ -520,7 +520,9 @@ def _index_put_acc_samples(dtype):
 
 
 def _index_put_acc_errors():
-    return [ErrorSample([T((5, 3)), [5], T((1, 3), seed=1)], {}, IndexError, "index 5 is out of bounds")]
+    return [ErrorSample([T((5, 3)), [5], T((1, 3), seed=1)], {}, IndexError, "index 5 is out of bounds"),
+            ErrorSample([T((5, 3)), [1], T((1, 3), seed=1, dtype="float64")], {}, RuntimeError,
+                        "source and destination dtypes match, got float32 for the destination and float64")]
 
 
 ROWS = [
