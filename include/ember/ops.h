@@ -167,8 +167,8 @@ Tensor stack(TensorList tensors, int64_t dim = 0);
 // The broadcast index dims replace the indexed dims in place when those are adjacent, else
 // they go first (NumPy's rule). A 0-dim int tensor is an index tensor here, not a select.
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices);
-// self[indices] = values: values broadcast to the shape of self[indices] and are cast to
-// self's dtype. Repeated positions: the last write wins, or with accumulate they sum, in
+// self[indices] = values: values broadcast to the shape of self[indices] and have self's
+// dtype (Python numbers, and one value under a boolean mask, are converted). Repeated positions: the last write wins, or with accumulate they sum, in
 // index order either way (deterministic).
 Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                    bool accumulate = false);
@@ -177,6 +177,8 @@ Tensor nonzero(const Tensor& self);
 
 // Broadcast shapes as PyTorch does; RuntimeError naming both shapes when they clash.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
+// The same shape; a mismatch raises with PyTorch's infer_size message ("The size of tensor a ...").
+DimVector broadcast_pair(IntArrayRef a, IntArrayRef b);
 // The dtype an op on these operands computes in (torch.result_type).
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(TensorList tensors);

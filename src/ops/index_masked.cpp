@@ -18,20 +18,6 @@ namespace {
 
 using namespace index_util;
 
-// The broadcast shape of a and b, with PyTorch's message on a mismatch.
-DimVector broadcast_pair(IntArrayRef a, IntArrayRef b) {
-  const size_t n = std::max(a.size(), b.size());
-  DimVector r(n);
-  for (size_t k = 0; k < n; ++k) {
-    const int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
-    const int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
-    EMBER_CHECK(x == y || x == 1 || y == 1, RuntimeError, "The size of tensor a (", x,
-                ") must match the size of tensor b (", y, ") at non-singleton dimension ", k);
-    r[k] = x == 1 ? y : x;
-  }
-  return r;
-}
-
 // The mask as bool (or uint8), broadcast to self's shape without resizing self.
 Tensor mask_for(const Tensor& self, const Tensor& mask) {
   DimVector b = broadcast_pair(self.sizes(), mask.sizes());

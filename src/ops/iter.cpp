@@ -290,6 +290,20 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   return r;
 }
 
+// As broadcast_shapes, with the message of PyTorch's infer_size (masked ops, broadcast_tensors).
+DimVector broadcast_pair(IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  DimVector r(n);
+  for (size_t k = 0; k < n; ++k) {
+    const int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
+    const int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
+    EMBER_CHECK(x == y || x == 1 || y == 1, RuntimeError, "The size of tensor a (", x,
+                ") must match the size of tensor b (", y, ") at non-singleton dimension ", k);
+    r[k] = x == 1 ? y : x;
+  }
+  return r;
+}
+
 ScalarType result_type(const Tensor& a, const Tensor& b) {
   ResultTypeState st;
   st.update(a);

@@ -181,20 +181,6 @@ Tensor swapaxes_composite(const Tensor& self, int64_t a, int64_t b) { return sel
 
 // ---------------------------------------------------------------- broadcasting
 
-// PyTorch's infer_size message on a mismatch.
-DimVector broadcast_pair(IntArrayRef a, IntArrayRef b) {
-  const size_t n = std::max(a.size(), b.size());
-  DimVector r(n);
-  for (size_t k = 0; k < n; ++k) {
-    const int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
-    const int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
-    EMBER_CHECK(x == y || x == 1 || y == 1, RuntimeError, "The size of tensor a (", x,
-                ") must match the size of tensor b (", y, ") at non-singleton dimension ", k);
-    r[k] = x == 1 ? y : x;
-  }
-  return r;
-}
-
 Tensor broadcast_to_composite(const Tensor& self, IntArrayRef size) { return self.expand(size); }
 
 Tensors broadcast_tensors_composite(TensorList tensors) {
