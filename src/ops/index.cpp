@@ -260,6 +260,7 @@ bool spans_overlap(const Tensor& a, const Tensor& b) {
 bool try_masked_fill(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                      bool accumulate) {
   if (accumulate || values.numel() != 1 || !self.is_cpu() || !values.is_cpu()) return false;
+  if (values.dim() > 0 && values.dtype() != self.dtype()) return false;  // raises below
   int64_t pos = -1;
   for (size_t i = 0; i < indices.size(); ++i) {
     const auto& o = indices[i];
@@ -305,8 +306,15 @@ Tensor& index_put_kernel(Tensor& self, ArrayRef<std::optional<Tensor>> indices, 
     values = to_device(values, self.device());
   }
   if (try_masked_fill(self, indices, values, accumulate)) return self;
-  // As in PyTorch, only a mask fill with one value converts it; Python numbers always do.
-  EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number(), RuntimeError,
+  // As in PyTorch, values must have self's dtype, except Python numbers and a 0-dim value
+  // under a single boolean mask (a masked fill, which converts).
+  int64_t defined = 0, masks = 0;
+  for (const auto& o : indices) {
+    defined += o && o->defined();
+    masks += o && o->defined() && is_mask(o->dtype()) && o->dim() > 0;
+  }
+  const bool mask_fill = !accumulate && values.dim() == 0 && defined == 1 && masks == 1;
+  EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number() || mask_fill, RuntimeError,
               "Index put requires the source and destination dtypes match, got ", self.dtype(),
               " for the destination and ", values.dtype(), " for the source.");
   IndexPlan p = make_plan("index_put_", self, indices, /*allow_unknown=*/self.is_meta());

@@ -293,6 +293,16 @@ TEST(IndexPut, TableAgainstTorch) {
     Tensor x = apply_view(base, c.perm, c.slices);
     Tensor v = tensor(c.values).to(val_dt).view(c.vshape);
     auto idx = make_indices(c.idx);
+    if (val_dt != self_dt) {
+      // Values of another dtype raise (PyTorch), leaving self as it was; a 0-dim value may be
+      // a masked fill, which converts (IndexPut.ValuesOfAnotherDtype... covers it).
+      if (v.dim() > 0) {
+        const std::vector<double> before = values_of(base);
+        EXPECT_THROW(index_put_(x, idx, v, c.accumulate), RuntimeError);
+        EXPECT_EQ(values_of(base), before);
+      }
+      v = v.to(self_dt);
+    }
     uint32_t version = x.version();
     Tensor& r = index_put_(x, idx, v, c.accumulate);
     EXPECT_TRUE(r.is_same(x));
@@ -348,13 +358,22 @@ TEST(Index, ComplexValuesKeepBothParts) {
   EXPECT_EQ(x.data_ptr<complex128>()[1], complex128(6, 4));
 }
 
-TEST(IndexPut, CastsValuesToSelfDtype) {
+TEST(IndexPut, ValuesOfAnotherDtypeOnlyFromNumbersOrAMaskFill) {
   Tensor x = zeros({3}, kFloat);
-  index_put_(x, {tensor<int64_t>({1})}, scalar_tensor(0.1, kDouble));
+  expect_error<RuntimeError>([&] { index_put_(x, {tensor<int64_t>({1})}, scalar_tensor(0.1, kDouble)); },
+                             "Index put requires the source and destination dtypes match, got float32 for the "
+                             "destination and float64 for the source.");
+  Tensor number = scalar_tensor(0.1, kDouble);
+  number.impl()->set_wrapped_number(true);  // a Python number: converted like copy_
+  index_put_(x, {tensor<int64_t>({1})}, number);
   EXPECT_EQ(x.data_ptr<float>()[1], static_cast<float>(0.1));
   Tensor y = zeros({2}, kInt32);
-  index_put_(y, {tensor<int64_t>({0})}, scalar_tensor(2.75, kDouble));
+  Tensor two = scalar_tensor(2.75, kDouble);
+  two.impl()->set_wrapped_number(true);
+  index_put_(y, {tensor<int64_t>({0})}, two);
   EXPECT_EQ(y.data_ptr<int32_t>()[0], 2);  // truncation toward zero, like copy_
+  index_put_(y, {tensor<bool>({false, true})}, scalar_tensor(5.5, kDouble));  // a masked fill
+  EXPECT_EQ(y.data_ptr<int32_t>()[1], 5);
 }
 
 TEST(IndexPut, FullOverlapOfValuesIsReadBeforeWritten) {
@@ -601,13 +620,13 @@ TEST(IndexErrors, LargeIndexReportsFirstBadIndex) {
 
 TEST(IndexErrors, PutFailsBeforeWriting) {
   Tensor x = arange_t(4);
-  expect_error<IndexError>([&] { index_put_(x, {tensor<int64_t>({0, 1, 9})}, scalar_tensor(-1.0)); },
+  expect_error<IndexError>([&] { index_put_(x, {tensor<int64_t>({0, 1, 9})}, scalar_tensor(-1.0, kDouble)); },
                            "index 9 is out of bounds for dimension 0 with size 4");
   EXPECT_EQ(values_of(x), (std::vector<double>{0, 1, 2, 3}));
   Tensor y = arange_t(12).view({3, 4});
   expect_error<RuntimeError>([&] { index_put_(y, {tensor<int64_t>({0, 0})}, tensor<double>({1, 2, 3})); },
                              "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2, 4]");
-  expect_error<RuntimeError>([&] { index_put_(y, {tensor<int64_t>({0, 0})}, ones({1, 2, 4})); },
+  expect_error<RuntimeError>([&] { index_put_(y, {tensor<int64_t>({0, 0})}, ones({1, 2, 4}, TensorOptions(y.dtype()))); },
                              "cannot be broadcast to indexing result of shape [2, 4]");
   expect_error<RuntimeError>([&] { index_put_(y, {tensor<int64_t>({0, 1})}, y.select(0, 1)); },
                              "refer to a single memory location");
