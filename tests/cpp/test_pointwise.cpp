@@ -13,18 +13,14 @@
 #include "backends/cpu/stubs.h"
 #include "ember/ops.h"
 #include "ops/iter.h"
+#include "test_util.h"
 
 using namespace ember;
+using ember::testing::values;
 using cpu::UnaryOp;
 
 namespace {
 
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
-}
 
 template <typename T>
 std::vector<T> uniform(int64_t n, double lo, double hi, unsigned seed = 1) {

@@ -13,35 +13,20 @@
 #include "ember/ops.h"
 #include "ember/parallel.h"
 #include "ops/reduce.h"
+#include "test_util.h"
 
 using namespace ember;
+using ember::testing::values;
+using ember::testing::as_double;
+using ember::testing::Restore;
+using ember::testing::uniform;
 
 namespace {
 
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
-}
 
-std::vector<double> as_double(const Tensor& t) { return values<double>(t.to(kDouble)); }
 
 // Uniform values in [lo, hi) as a tensor of `dtype` (integers truncate).
-Tensor uniform(IntArrayRef shape, ScalarType dtype, double lo = -1, double hi = 1, unsigned seed = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(static_cast<size_t>(compute_numel(shape)));
-  for (auto& x : v) x = d(gen);
-  Tensor t = tensor(v).view(shape);
-  // Integers via int64, so that negative values wrap into unsigned types well-defined.
-  return is_integral(dtype, true) ? t.to(kInt64).to(dtype) : t.to(dtype);
-}
 
-struct Restore {
-  int n = get_num_threads();
-  ~Restore() { set_num_threads(n); }
-};
 
 // Naive reduction over the dims in `mask`, in double: results in row-major order of the
 // kept dims. kind: 0 sum, 1 mean, 2 max, 3 min (NaN propagates).

@@ -14,35 +14,21 @@
 #include "ember/ops.h"
 #include "ember/parallel.h"
 #include "ops/reduce.h"
+#include "test_util.h"
 
 using namespace ember;
+using ember::testing::values;
+using ember::testing::as_double;
+using ember::testing::Restore;
+using ember::testing::uniform;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
-}
-std::vector<double> as_double(const Tensor& t) { return values<double>(t.to(kDouble)); }
 
-Tensor uniform(IntArrayRef shape, ScalarType dtype, double lo = -1, double hi = 1, unsigned seed = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(static_cast<size_t>(compute_numel(shape)));
-  for (auto& x : v) x = d(gen);
-  Tensor t = tensor(v).view(shape);
-  return is_integral(dtype, true) ? t.to(kInt64).to(dtype) : t.to(dtype);
-}
 
-struct Restore {
-  int n = get_num_threads();
-  ~Restore() { set_num_threads(n); }
-};
 
 // Rows of a 2-D tensor (reduced along dim 1) as vectors of double.
 std::vector<std::vector<double>> rows_of(const Tensor& x) {

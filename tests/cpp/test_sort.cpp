@@ -15,21 +15,17 @@
 #include "backends/cpu/sort_stubs.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "test_util.h"
 
 using namespace ember;
+using ember::testing::values;
+using ember::testing::as_double;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
-}
-std::vector<double> as_double(const Tensor& t) { return values<double>(t.to(kDouble)); }
 
 // Integers in [0, range) (many ties) or uniform floats, with NaN and signed zeros mixed in.
 Tensor data(int64_t n, ScalarType dt, int range, unsigned seed, bool specials = false) {
