@@ -65,7 +65,8 @@ class TensorImpl : public RefCounted {
 
 // Strides of a C-contiguous tensor of these sizes.
 DimVector contiguous_strides(IntArrayRef sizes);
-// Product of sizes (1 for a 0-dim shape).
+// The product of sizes (1 for a 0-dim shape, 0 when any size is 0); RuntimeError when it
+// overflows int64.
 int64_t compute_numel(IntArrayRef sizes);
 
 }  // namespace ember

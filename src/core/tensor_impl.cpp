@@ -15,8 +15,11 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 }
 
 int64_t compute_numel(IntArrayRef sizes) {
+  for (int64_t s : sizes)
+    if (s == 0) return 0;  // an empty tensor, however large its other dims
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes)
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), RuntimeError, "numel: integer multiplication overflow");
   return n;
 }
 
@@ -34,6 +37,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
                                        int64_t storage_offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
+  compute_numel(sizes);  // raises on overflow before anything changes
   sizes_ = DimVector(sizes);
   strides_ = DimVector(strides);
   storage_offset_ = storage_offset;
@@ -41,6 +45,7 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
 }
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+  compute_numel(sizes);  // raises on overflow before anything changes
   sizes_ = DimVector(sizes);
   strides_ = contiguous_strides(sizes);
   refresh();

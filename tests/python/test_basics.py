@@ -768,6 +768,7 @@ def test_legacy_type_names():
     assert ember.ones(1).type(ember.int8).dtype is ember.int8
 
 
+@pytest.mark.timing
 def test_operator_overhead_vs_torch():
     """Per-op overhead is a feature: x + y on one-element tensors must take at most 0.7x
     PyTorch's time (medians of alternating timeit runs, so machine load affects both)."""

@@ -581,8 +581,10 @@ def test_function_counts_arithmetic():
 
 # ---------------------------------------------------------------- callgrind
 
-needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None,
-                                    reason="valgrind is not installed")
+
+def needs_valgrind(test):
+    has_valgrind = shutil.which("valgrind") is not None and shutil.which("callgrind_annotate") is not None
+    return pytest.mark.timing(pytest.mark.skipif(not has_valgrind, reason="valgrind is not installed")(test))
 
 
 @needs_valgrind

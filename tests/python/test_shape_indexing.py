@@ -127,3 +127,16 @@ def test_functional_and_method_forms_of_real_imag_polygamma():
     x = np.array([0.5, 1.5, 3.0])
     np.testing.assert_allclose(ember.from_numpy(x).polygamma(2).numpy(), torch.from_numpy(x).polygamma(2).numpy(),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.ones(3).unsqueeze(0).expand(2**63 - 1, 3),
+    lambda lib: lib.ones(1).view(1, 1).expand(2**62, 4),
+    lambda lib: lib.ones(1).expand(2**62, 4),
+])
+def test_shapes_whose_numel_overflows_raise_like_torch(make):
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        make(torch)
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        make(ember)
+    assert ember.ones(1).expand(0, 2**62).shape == (0, 2**62)

@@ -170,7 +170,8 @@ inline vf exp_parts(vf a, vf b) {
   };
   const vf n = round_small(x * 1.44269504088896341f);
   const vf p = poly(reduce(n, a));
-  const vf y = as_float(as_int(p) + (__builtin_convertvector(n, vi) << 23));
+  // Unsigned add: out-of-range lanes wrap here and are replaced below (signed overflow is UB).
+  const vf y = (vf)((vu)p + ((vu)__builtin_convertvector(n, vi) << 23));
   const vi normal = (x >= -87.3f) & (x <= 88.7f);  // false for NaN
   if (__builtin_expect(all_lanes(normal), 1)) return y;
   vf xc = x > 88.8f ? splat(88.8f) : x;  // NaN fails both tests and stays NaN
