@@ -27,6 +27,8 @@ export PKG_CONFIG_PATH := /usr/lib/x86_64-linux-gnu/openblas-openmp/pkgconfig$(i
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
+# Precompiled headers (CMakeLists.txt) are cacheable only with these relaxations.
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 
 CMAKE_FLAGS := -G Ninja -DPython_EXECUTABLE=$(PYTHON)
 

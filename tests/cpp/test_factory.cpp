@@ -11,16 +11,12 @@
 #include <vector>
 
 #include "ember/ops.h"
+#include "test_util.h"
 
 using namespace ember;
+using ember::testing::as_double;
 
 namespace {
-
-std::vector<double> values(const Tensor& t) {
-  Tensor d = t.to(kDouble).contiguous();
-  const double* p = d.data_ptr<double>();
-  return std::vector<double>(p, p + d.numel());
-}
 
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor d = t.to(kInt64).contiguous();
@@ -72,7 +68,7 @@ TEST(Factory, ArangeSizesAndIntegerValues) {
   // Narrow integer types wrap.
   EXPECT_EQ(ints(arange(250, 260, 1, kUInt8)),
             (std::vector<int64_t>{250, 251, 252, 253, 254, 255, 0, 1, 2, 3}));
-  EXPECT_EQ(values(arange(0, 5, 1, kBFloat16)), (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(as_double(arange(0, 5, 1, kBFloat16)), (std::vector<double>{0, 1, 2, 3, 4}));
 }
 
 TEST(Factory, ArangeFloatMatchesTorchBits) {
@@ -92,11 +88,11 @@ TEST(Factory, ArangeFloatMatchesTorchBits) {
       0x1.0f33333333333p+5, 0x1.14ccccccccccdp+5, 0x1.1a66666666666p+5, 0x1.2000000000000p+5,
       0x1.2599999999999p+5, 0x1.2b33333333333p+5, 0x1.30cccccccccccp+5, 0x1.3666666666666p+5,
       0x1.3c00000000000p+5};
-  EXPECT_EQ(values(arange(0.3, 40, 0.7, kDouble)), a);
+  EXPECT_EQ(as_double(arange(0.3, 40, 0.7, kDouble)), a);
   const std::vector<double> b = {  // torch.arange(0, 1, 0.1), float32
       0x0.0p+0, 0x1.99999ap-4, 0x1.99999ap-3, 0x1.333334p-2, 0x1.99999ap-2,
       0x1.0p-1, 0x1.333334p-1, 0x1.666666p-1, 0x1.99999ap-1, 0x1.ccccccp-1};
-  EXPECT_EQ(values(arange(0, 1, 0.1, kFloat)), b);
+  EXPECT_EQ(as_double(arange(0, 1, 0.1, kFloat)), b);
   const std::vector<double> h = {  // torch.arange(-3.2, 50, 0.37, dtype=torch.half)[:40]
       -0x1.998p+1, -0x1.6a4p+1, -0x1.3acp+1, -0x1.0b8p+1, -0x1.b8p+0, -0x1.598p+0, -0x1.f54p-1,
       -0x1.38p-1, -0x1.eap-3, 0x1.0bcp-3, 0x1.008p-1, 0x1.bdcp-1, 0x1.3dcp+0, 0x1.9c4p+0,
@@ -104,7 +100,7 @@ TEST(Factory, ArangeFloatMatchesTorchBits) {
       0x1.248p+2, 0x1.3c4p+2, 0x1.54p+2, 0x1.6b8p+2, 0x1.834p+2, 0x1.9bp+2, 0x1.b28p+2,
       0x1.ca4p+2, 0x1.e2p+2, 0x1.f9cp+2, 0x1.08cp+3, 0x1.148p+3, 0x1.204p+3, 0x1.2c4p+3,
       0x1.38p+3, 0x1.43cp+3, 0x1.4fcp+3, 0x1.5b8p+3, 0x1.678p+3};
-  std::vector<double> hv = values(arange(-3.2, 50, 0.37, kHalf));
+  std::vector<double> hv = as_double(arange(-3.2, 50, 0.37, kHalf));
   hv.resize(h.size());
   EXPECT_EQ(hv, h);
 }
@@ -142,7 +138,7 @@ TEST(Factory, LinspaceMatchesTorchBits) {
       0x1.759999999999ap+5, 0x1.7c51eb851eb86p+5, 0x1.830a3d70a3d71p+5, 0x1.89c28f5c28f5dp+5,
       0x1.907ae147ae148p+5, 0x1.9733333333333p+5, 0x1.9deb851eb851fp+5, 0x1.a4a3d70a3d70ap+5,
       0x1.ab5c28f5c28f6p+5, 0x1.b2147ae147ae1p+5, 0x1.b8ccccccccccdp+5};
-  EXPECT_EQ(values(linspace(-3.7, 55.1, 71, kDouble)), c);
+  EXPECT_EQ(as_double(linspace(-3.7, 55.1, 71, kDouble)), c);
   const std::vector<double> d = {  // torch.linspace(-3.7, 55.1, 37), float32
       -0x1.d9999ap+1, -0x1.088888p+1, -0x1.bbbbcp-2, 0x1.333334p+0, 0x1.6aaaaap+1, 0x1.1dddep+2,
       0x1.866668p+2, 0x1.eeeefp+2, 0x1.2bbbbcp+3, 0x1.6p+3, 0x1.944444p+3, 0x1.c88888p+3,
@@ -151,23 +147,23 @@ TEST(Factory, LinspaceMatchesTorchBits) {
       0x1.0eeeeep+5, 0x1.1cp+5, 0x1.291112p+5, 0x1.362222p+5, 0x1.433334p+5, 0x1.504444p+5,
       0x1.5d5556p+5, 0x1.6a6666p+5, 0x1.777778p+5, 0x1.848888p+5, 0x1.919998p+5, 0x1.9eaaaap+5,
       0x1.abbbbap+5, 0x1.b8ccccp+5};
-  EXPECT_EQ(values(linspace(-3.7, 55.1, 37, kFloat)), d);
+  EXPECT_EQ(as_double(linspace(-3.7, 55.1, 37, kFloat)), d);
   const std::vector<double> j = {  // torch.linspace(-1.25, 7.5, 21, dtype=torch.bfloat16)
       -0x1.4p+0, -0x1.ap-1, -0x1.8p-2, 0x1.0p-4, 0x1.0p-1, 0x1.ep-1, 0x1.6p+0, 0x1.dp+0, 0x1.2p+1,
       0x1.58p+1, 0x1.9p+1, 0x1.c8p+1, 0x1.0p+2, 0x1.1cp+2, 0x1.38p+2, 0x1.54p+2, 0x1.7p+2,
       0x1.8cp+2, 0x1.a8p+2, 0x1.c4p+2, 0x1.ep+2};
-  EXPECT_EQ(values(linspace(-1.25, 7.5, 21, kBFloat16)), j);
+  EXPECT_EQ(as_double(linspace(-1.25, 7.5, 21, kBFloat16)), j);
 }
 
 TEST(Factory, LinspaceRules) {
   EXPECT_EQ(linspace(0, 10, 5).dtype(), kFloat);  // integers still give the default dtype
   EXPECT_EQ(linspace(0, 1, 0).numel(), 0);
-  EXPECT_EQ(values(linspace(3, 10, 1)), (std::vector<double>{3}));
+  EXPECT_EQ(as_double(linspace(3, 10, 1)), (std::vector<double>{3}));
   EXPECT_EQ(ints(linspace(0, 10, 7, kInt64)), (std::vector<int64_t>{0, 1, 3, 5, 6, 8, 10}));
   EXPECT_EQ(ints(linspace(-3, 10, 7, kUInt8)), (std::vector<int64_t>{253, 212, 172, 131, 91, 50, 10}));
   // Both ends are exact, and the second half counts down from the end.
   Tensor big = linspace(-1.7, 3.3, 100001, kDouble);
-  std::vector<double> v = values(big);
+  std::vector<double> v = as_double(big);
   EXPECT_EQ(v.front(), -1.7);
   EXPECT_EQ(v.back(), 3.3);
   EXPECT_EQ(v[50000], 0.7999999999999997);  // torch
@@ -187,12 +183,12 @@ TEST(Factory, Logspace) {
       0x1.9a9294b8536e9p-5, 0x1.19147b320d267p-3, 0x1.80db8540212cep-2, 0x1.0779af8d53768p+0,
       0x1.68c0c59ab1567p+1, 0x1.edf25268eb756p+2, 0x1.522882d598747p+4, 0x1.cf027488e5ed0p+5,
       0x1.3cfa880d5eb43p+7};
-  EXPECT_EQ(values(logspace(-1.3, 2.2, 9, 10.0, kDouble)), e);
-  EXPECT_EQ(values(logspace(0, 3, 4)), (std::vector<double>{1, 10, 100, 1000}));
+  EXPECT_EQ(as_double(logspace(-1.3, 2.2, 9, 10.0, kDouble)), e);
+  EXPECT_EQ(as_double(logspace(0, 3, 4)), (std::vector<double>{1, 10, 100, 1000}));
   EXPECT_EQ(ints(logspace(0, 3, 4, 2.0, kInt32)), (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(ints(logspace(2, -1, 5, 10.0, kInt8)), (std::vector<int64_t>{100, 17, 3, 0, 0}));
   EXPECT_EQ(ints(logspace(0, 1, 5, 10.0, kUInt8)), (std::vector<int64_t>{1, 1, 3, 5, 10}));
-  EXPECT_EQ(values(logspace(2, 5, 1)), (std::vector<double>{100}));
+  EXPECT_EQ(as_double(logspace(2, 5, 1)), (std::vector<double>{100}));
   EXPECT_EQ(logspace(0, complex128(1, 1), 3).dtype(), kComplexFloat);
   expect_error<RuntimeError>([] { logspace(0, 3, -4); }, "number of steps must be non-negative");
   expect_error<RuntimeError>([] { logspace(0, 3, 4, 10.0, kHalf); }, "\"logspace_cpu\" not implemented for 'float16'");
@@ -202,7 +198,7 @@ TEST(Factory, Logspace) {
 TEST(Factory, Eye) {
   Tensor i3 = eye(3);
   EXPECT_EQ(i3.dtype(), kFloat);
-  EXPECT_EQ(values(i3), (std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
+  EXPECT_EQ(as_double(i3), (std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
   Tensor b = eye(2, 3, kBool);
   EXPECT_EQ(b.sizes(), IntArrayRef({2, 3}));
   EXPECT_EQ(ints(b), (std::vector<int64_t>{1, 0, 0, 0, 1, 0}));

@@ -16,9 +16,13 @@
 
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "test_util.h"
 
 namespace ember {
 namespace {
+
+using testing::expect_error;
+using testing::Threads;
 
 constexpr int64_t kEnd = INT64_MAX;
 
@@ -211,12 +215,6 @@ int64_t prod(const std::vector<int64_t>& s) {
   return n;
 }
 
-std::vector<double> values_of(const Tensor& t) {
-  Tensor c = t.contiguous().to(kDouble).contiguous();
-  const double* p = c.data_ptr<double>();
-  return std::vector<double>(p, p + c.numel());
-}
-
 std::vector<int64_t> shape_of(const Tensor& t) { return t.sizes().vec(); }
 
 std::optional<Tensor> make_index(const IdxSpec& s) {
@@ -243,12 +241,6 @@ Tensor apply_view(Tensor x, const std::vector<int64_t>& perm, const std::vector<
   return x;
 }
 
-// More threads than cores is fine for correctness and makes the parallel paths run.
-struct Threads {
-  int prev = omp_get_max_threads();
-  explicit Threads(int n) { omp_set_num_threads(n); }
-  ~Threads() { omp_set_num_threads(prev); }
-};
 
 // Deterministic pseudo-random integers in [lo, hi).
 struct Lcg {
@@ -260,16 +252,6 @@ struct Lcg {
   }
 };
 
-template <typename E, typename F>
-void expect_error(const F& f, const std::string& msg) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing: " << msg;
-  } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(msg), std::string::npos) << e.what();
-  }
-}
-
 // ---------------------------------------------------------------- tables
 
 TEST(Index, TableAgainstTorch) {
@@ -279,7 +261,7 @@ TEST(Index, TableAgainstTorch) {
     auto idx = make_indices(c.idx);
     Tensor r = index(x, idx);
     EXPECT_EQ(shape_of(r), c.want_shape);
-    EXPECT_EQ(values_of(r), c.want);
+    EXPECT_EQ(testing::as_double(r), c.want);
     EXPECT_TRUE(r.is_contiguous());
   }
 }
@@ -297,9 +279,9 @@ TEST(IndexPut, TableAgainstTorch) {
       // Values of another dtype raise (PyTorch), leaving self as it was; a 0-dim value may be
       // a masked fill, which converts (IndexPut.ValuesOfAnotherDtype... covers it).
       if (v.dim() > 0) {
-        const std::vector<double> before = values_of(base);
+        const std::vector<double> before = testing::as_double(base);
         EXPECT_THROW(index_put_(x, idx, v, c.accumulate), RuntimeError);
-        EXPECT_EQ(values_of(base), before);
+        EXPECT_EQ(testing::as_double(base), before);
       }
       v = v.to(self_dt);
     }
@@ -307,7 +289,7 @@ TEST(IndexPut, TableAgainstTorch) {
     Tensor& r = index_put_(x, idx, v, c.accumulate);
     EXPECT_TRUE(r.is_same(x));
     EXPECT_EQ(base.dtype(), self_dt);
-    EXPECT_EQ(values_of(base), c.want_base);
+    EXPECT_EQ(testing::as_double(base), c.want_base);
     EXPECT_GT(x.version(), version);
   }
 }
@@ -315,12 +297,12 @@ TEST(IndexPut, TableAgainstTorch) {
 TEST(Index, StridedAndExpandedIndexTensors) {
   Tensor x = arange_t(12).view({3, 4});
   Tensor strided = tensor<int64_t>({0, 9, 2, 9, 1}).slice(0, 0, std::nullopt, 2);  // [0, 2, 1]
-  EXPECT_EQ(values_of(index(x, {strided})), values_of(index(x, {tensor<int64_t>({0, 2, 1})})));
+  EXPECT_EQ(testing::as_double(index(x, {strided})), testing::as_double(index(x, {tensor<int64_t>({0, 2, 1})})));
   Tensor col = tensor<int64_t>({2, 0}).view({2, 1}).expand({2, 3});  // stride 0 along dim 1
   Tensor r = index(x, {col, tensor<int64_t>({1, 2, 3})});
-  EXPECT_EQ(values_of(r), (std::vector<double>{9, 10, 11, 1, 2, 3}));
+  EXPECT_EQ(testing::as_double(r), (std::vector<double>{9, 10, 11, 1, 2, 3}));
   Tensor tr = tensor<int64_t>({1, 0, 3, 2}).view({2, 2}).t();  // [[1, 3], [0, 2]]
-  EXPECT_EQ(values_of(index(x, {std::nullopt, tr})), (std::vector<double>{1, 3, 0, 2, 5, 7, 4, 6, 9, 11, 8, 10}));
+  EXPECT_EQ(testing::as_double(index(x, {std::nullopt, tr})), (std::vector<double>{1, 3, 0, 2, 5, 7, 4, 6, 9, 11, 8, 10}));
 }
 
 // Every element size goes through the gather and every dtype through accumulate.
@@ -334,17 +316,17 @@ TEST(Index, AllDtypes) {
     SCOPED_TRACE(dtype_name(dt));
     Tensor x = ref_src.to(dt);
     EXPECT_EQ(index(x, idx).dtype(), dt);
-    EXPECT_EQ(values_of(index(x, idx)), values_of(index(ref_src.to(dt).to(kDouble), idx)));
-    EXPECT_EQ(values_of(index(x, cols)), values_of(index(ref_src.to(dt).to(kDouble), cols)));
+    EXPECT_EQ(testing::as_double(index(x, idx)), testing::as_double(index(ref_src.to(dt).to(kDouble), idx)));
+    EXPECT_EQ(testing::as_double(index(x, cols)), testing::as_double(index(ref_src.to(dt).to(kDouble), cols)));
 
     Tensor z = zeros({5}, dt);
     index_put_(z, {tensor<int64_t>({0, 1, 0, 4})}, ones({4}, dt), /*accumulate=*/true);
     std::vector<double> want = dt == kBool ? std::vector<double>{1, 1, 0, 0, 1}
                                            : std::vector<double>{2, 1, 0, 0, 1};
-    EXPECT_EQ(values_of(z), want);
+    EXPECT_EQ(testing::as_double(z), want);
     Tensor w = zeros({5}, dt);
     index_put_(w, {tensor<int64_t>({3, 3})}, ones({2}, dt), /*accumulate=*/false);
-    EXPECT_EQ(values_of(w), (std::vector<double>{0, 0, 0, 1, 0}));
+    EXPECT_EQ(testing::as_double(w), (std::vector<double>{0, 0, 0, 1, 0}));
   }
 }
 
@@ -380,7 +362,7 @@ TEST(IndexPut, FullOverlapOfValuesIsReadBeforeWritten) {
   // values is self itself: every value must be read before it is overwritten.
   Tensor x = arange_t(4);
   index_put_(x, {tensor<int64_t>({3, 2, 1, 0})}, x);
-  EXPECT_EQ(values_of(x), (std::vector<double>{3, 2, 1, 0}));
+  EXPECT_EQ(testing::as_double(x), (std::vector<double>{3, 2, 1, 0}));
 }
 
 TEST(IndexPut, MaskAliasingSelf) {
@@ -388,16 +370,16 @@ TEST(IndexPut, MaskAliasingSelf) {
   Tensor x = tensor<uint8_t>({1, 0, 1, 1, 0});
   Tensor self = x.slice(0, 0, 4);
   index_put_(self, {x.slice(0, 1, 5)}, scalar_tensor(int64_t(7)));
-  EXPECT_EQ(values_of(x), (std::vector<double>{1, 7, 7, 1, 0}));
+  EXPECT_EQ(testing::as_double(x), (std::vector<double>{1, 7, 7, 1, 0}));
   Tensor b = tensor<bool>({true, false, true});
   index_put_(b, {b}, scalar_tensor(false));
-  EXPECT_EQ(values_of(b), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(testing::as_double(b), (std::vector<double>{0, 0, 0}));
 }
 
 TEST(IndexPut, IndexTensorAliasingSelf) {
   Tensor x = tensor<int64_t>({1, 0, 3, 2});
   index_put_(x, {x}, tensor<int64_t>({7}));
-  EXPECT_EQ(values_of(x), (std::vector<double>{7, 7, 7, 7}));
+  EXPECT_EQ(testing::as_double(x), (std::vector<double>{7, 7, 7, 7}));
 }
 
 // ---------------------------------------------------------------- masked_select and nonzero
@@ -407,15 +389,15 @@ TEST(IndexMaskedSelect, Basic) {
   Tensor m = tensor<bool>({true, false, true, true});
   Tensor r = masked_select(x, m);  // mask broadcasts over rows
   EXPECT_EQ(shape_of(r), (std::vector<int64_t>{9}));
-  EXPECT_EQ(values_of(r), (std::vector<double>{0, 2, 3, 4, 6, 7, 8, 10, 11}));
+  EXPECT_EQ(testing::as_double(r), (std::vector<double>{0, 2, 3, 4, 6, 7, 8, 10, 11}));
   // self broadcasts against the mask
   Tensor r2 = masked_select(tensor<double>({1, 2}), tensor<bool>({true, false, true}).view({3, 1}));
-  EXPECT_EQ(values_of(r2), (std::vector<double>{1, 2, 1, 2}));
+  EXPECT_EQ(testing::as_double(r2), (std::vector<double>{1, 2, 1, 2}));
   // 0-dim
-  EXPECT_EQ(values_of(masked_select(scalar_tensor(5.0), scalar_tensor(true))), (std::vector<double>{5}));
+  EXPECT_EQ(testing::as_double(masked_select(scalar_tensor(5.0), scalar_tensor(true))), (std::vector<double>{5}));
   EXPECT_EQ(masked_select(scalar_tensor(5.0), scalar_tensor(false)).numel(), 0);
   // uint8 mask
-  EXPECT_EQ(values_of(masked_select(x, tensor<uint8_t>({0, 1, 0, 0}))), (std::vector<double>{1, 5, 9}));
+  EXPECT_EQ(testing::as_double(masked_select(x, tensor<uint8_t>({0, 1, 0, 0}))), (std::vector<double>{1, 5, 9}));
   expect_error<RuntimeError>([&] { masked_select(x, tensor<int64_t>({1, 0, 1, 1})); },
                              "masked_select: expected BoolTensor or ByteTensor for mask");
   expect_error<RuntimeError>([&] { masked_select(x, tensor<bool>({true, false, true})); },
@@ -427,17 +409,17 @@ TEST(IndexNonzero, Basic) {
   EXPECT_EQ(r.dtype(), kInt64);
   EXPECT_EQ(shape_of(r), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(r.strides().vec(), (std::vector<int64_t>{1, 2}));  // column-major, as torch returns it
-  EXPECT_EQ(values_of(r), (std::vector<double>{0, 0, 1, 1}));
+  EXPECT_EQ(testing::as_double(r), (std::vector<double>{0, 0, 1, 1}));
   EXPECT_EQ(shape_of(nonzero(scalar_tensor(5.0))), (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(shape_of(nonzero(scalar_tensor(0.0))), (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(shape_of(nonzero(zeros({0, 3}))), (std::vector<int64_t>{0, 2}));
-  EXPECT_EQ(values_of(nonzero(tensor<complex64>({{1, 0}, {0, 0}, {0, 1}}))), (std::vector<double>{0, 2}));
+  EXPECT_EQ(testing::as_double(nonzero(tensor<complex64>({{1, 0}, {0, 0}, {0, 1}}))), (std::vector<double>{0, 2}));
   Tensor nan = tensor<float>({0.f, NAN, -0.f, 2.f});
-  EXPECT_EQ(values_of(nonzero(nan)), (std::vector<double>{1, 3}));  // NaN counts, -0 does not
-  EXPECT_EQ(values_of(nonzero(tensor<float>({0, 1, 1, 0}).to(kHalf))), (std::vector<double>{1, 2}));
+  EXPECT_EQ(testing::as_double(nonzero(nan)), (std::vector<double>{1, 3}));  // NaN counts, -0 does not
+  EXPECT_EQ(testing::as_double(nonzero(tensor<float>({0, 1, 1, 0}).to(kHalf))), (std::vector<double>{1, 2}));
   // Non-contiguous input: indices follow the logical (row-major) order.
   Tensor t = tensor<int64_t>({1, 0, 0, 0, 1, 1}).view({2, 3}).t();  // [[1,0],[0,1],[0,1]]
-  EXPECT_EQ(values_of(nonzero(t)), (std::vector<double>{0, 0, 1, 1, 2, 1}));
+  EXPECT_EQ(testing::as_double(nonzero(t)), (std::vector<double>{0, 0, 1, 1, 2, 1}));
 }
 
 // ---------------------------------------------------------------- large, threaded
@@ -499,13 +481,13 @@ TEST(Index, LargeMaskMatchesLoop) {
   std::vector<double> want_nz0, want_nz1;
   for (int64_t i = 0; i < a * b; ++i)
     if (mb[i]) { want.push_back(static_cast<double>(i)); want_nz0.push_back(i / b); want_nz1.push_back(i % b); }
-  EXPECT_EQ(values_of(sel), want);
+  EXPECT_EQ(testing::as_double(sel), want);
   ASSERT_EQ(shape_of(nz), (std::vector<int64_t>{static_cast<int64_t>(want.size()), 2}));
-  EXPECT_EQ(values_of(nz.select(1, 0)), want_nz0);
-  EXPECT_EQ(values_of(nz.select(1, 1)), want_nz1);
+  EXPECT_EQ(testing::as_double(nz.select(1, 0)), want_nz0);
+  EXPECT_EQ(testing::as_double(nz.select(1, 1)), want_nz1);
   // x[mask] = -x[mask]: the unique-positions (parallel) put path.
   index_put_(x, {mask}, sel * -1.0);
-  std::vector<double> got = values_of(x);
+  std::vector<double> got = testing::as_double(x);
   int64_t bad = 0;
   for (int64_t i = 0; i < a * b; ++i) bad += got[i] != (mb[i] ? -static_cast<double>(i) : static_cast<double>(i));
   EXPECT_EQ(bad, 0);
@@ -622,7 +604,7 @@ TEST(IndexErrors, PutFailsBeforeWriting) {
   Tensor x = arange_t(4);
   expect_error<IndexError>([&] { index_put_(x, {tensor<int64_t>({0, 1, 9})}, scalar_tensor(-1.0, kDouble)); },
                            "index 9 is out of bounds for dimension 0 with size 4");
-  EXPECT_EQ(values_of(x), (std::vector<double>{0, 1, 2, 3}));
+  EXPECT_EQ(testing::as_double(x), (std::vector<double>{0, 1, 2, 3}));
   Tensor y = arange_t(12).view({3, 4});
   expect_error<RuntimeError>([&] { index_put_(y, {tensor<int64_t>({0, 0})}, tensor<double>({1, 2, 3})); },
                              "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2, 4]");
@@ -633,7 +615,7 @@ TEST(IndexErrors, PutFailsBeforeWriting) {
   Tensor e = zeros({1, 3}).expand({3, 3});
   expect_error<RuntimeError>([&] { index_put_(e, {tensor<int64_t>({0})}, scalar_tensor(1.0), true); },
                              "more than one element of the written-to tensor refers to a single memory location");
-  EXPECT_EQ(values_of(y), values_of(arange_t(12)));
+  EXPECT_EQ(testing::as_double(y), testing::as_double(arange_t(12)));
 }
 
 // ---------------------------------------------------------------- Meta and dispatch
@@ -672,7 +654,7 @@ TEST(IndexDispatch, BoxedCallWithOptionalTensorList) {
   stack.emplace_back(std::vector<Tensor>{Tensor(), tensor<int64_t>({3, 0})});
   op->call_boxed(DispatchKeySet(DispatchKey::CPU), stack);
   ASSERT_EQ(stack.size(), 1u);
-  EXPECT_EQ(values_of(stack[0].tensor()), (std::vector<double>{3, 0, 7, 4, 11, 8}));
+  EXPECT_EQ(testing::as_double(stack[0].tensor()), (std::vector<double>{3, 0, 7, 4, 11, 8}));
 
   const OpEntry* put = Dispatcher::get().find("index_put_");
   ASSERT_NE(put, nullptr);
@@ -683,7 +665,7 @@ TEST(IndexDispatch, BoxedCallWithOptionalTensorList) {
   s2.emplace_back(tensor<float>({2.f, 3.f}));
   s2.emplace_back(true);
   put->call_boxed(DispatchKeySet(DispatchKey::CPU), s2);
-  EXPECT_EQ(values_of(x), (std::vector<double>{0, 5, 0, 0}));
+  EXPECT_EQ(testing::as_double(x), (std::vector<double>{0, 5, 0, 0}));
 }
 
 }  // namespace

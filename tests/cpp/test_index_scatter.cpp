@@ -13,25 +13,14 @@
 
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "test_util.h"
 
 namespace ember {
 namespace {
 
-struct Threads {
-  int prev = omp_get_max_threads();
-  explicit Threads(int n) { omp_set_num_threads(n); }
-  ~Threads() { omp_set_num_threads(prev); }
-};
+using testing::expect_error;
+using testing::Threads;
 
-template <typename E, typename F>
-void expect_error(const F& f, const std::string& msg) {
-  try {
-    f();
-    FAIL() << "expected an error containing: " << msg;
-  } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(msg), std::string::npos) << e.what();
-  }
-}
 
 Tensor random_floats(int64_t n, uint32_t seed) {
   std::mt19937 g(seed);

@@ -7,19 +7,16 @@
 #include <vector>
 
 #include "ember/ops.h"
+#include "test_util.h"
 #include "ember/parallel.h"
 
 using namespace ember;
 
 namespace {
 
-Tensor uniform(IntArrayRef shape, ScalarType dtype, unsigned seed = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> d(-100, 100);
-  std::vector<double> v(static_cast<size_t>(compute_numel(shape)));
-  for (auto& x : v) x = d(gen);
-  Tensor t = tensor(v).view(shape);
-  return is_integral(dtype, true) ? t.to(kInt64).to(dtype) : t.to(dtype);
+// Values in [-100, 100), so that integer dtypes get distinct values.
+Tensor wide_uniform(IntArrayRef shape, ScalarType dtype, unsigned seed = 1) {
+  return ember::testing::uniform(shape, dtype, -100, 100, seed);
 }
 
 std::vector<double> dv(const Tensor& t) {
@@ -60,7 +57,7 @@ TEST(JoinCat, ValuesAlongEachDim) {
       s1[wd] = 1;
       s2[wd] = 5;
       s3[wd] = 2;
-      std::vector<Tensor> ts = {uniform(s1, dt, 1), uniform(s2, dt, 2), uniform(s3, dt, 3)};
+      std::vector<Tensor> ts = {wide_uniform(s1, dt, 1), wide_uniform(s2, dt, 2), wide_uniform(s3, dt, 3)};
       Tensor r = cat(ts, dim);
       EXPECT_EQ(r.dtype(), dt);
       std::vector<int64_t> want_shape = {2, 3, 4};
@@ -73,29 +70,29 @@ TEST(JoinCat, ValuesAlongEachDim) {
 }
 
 TEST(JoinCat, NonContiguousInputs) {
-  Tensor a = uniform({4, 3}, kFloat, 1).t();                                // 3 x 4 transposed
-  Tensor b = uniform({3, 10}, kFloat, 2).slice(1, 0, std::nullopt, 2);     // 3 x 5 sliced
-  Tensor c = uniform({3, 1}, kFloat, 3).expand({3, 2});                    // expanded
+  Tensor a = wide_uniform({4, 3}, kFloat, 1).t();                                // 3 x 4 transposed
+  Tensor b = wide_uniform({3, 10}, kFloat, 2).slice(1, 0, std::nullopt, 2);     // 3 x 5 sliced
+  Tensor c = wide_uniform({3, 1}, kFloat, 3).expand({3, 2});                    // expanded
   std::vector<Tensor> ts = {a, b, c};
   EXPECT_EQ(dv(cat(ts, 1)), ref_cat(ts, 1));
-  std::vector<Tensor> rows = {a.t(), uniform({5, 3}, kFloat, 4)};
+  std::vector<Tensor> rows = {a.t(), wide_uniform({5, 3}, kFloat, 4)};
   EXPECT_EQ(dv(cat(rows, 0)), ref_cat(rows, 0));
 }
 
 TEST(JoinCat, PromotesAcrossInputs) {
-  Tensor f = uniform({2, 3}, kFloat, 1), i = uniform({2, 3}, kInt64, 2);
+  Tensor f = wide_uniform({2, 3}, kFloat, 1), i = wide_uniform({2, 3}, kInt64, 2);
   Tensor r = cat({f, i});
   EXPECT_EQ(r.dtype(), kFloat);
   EXPECT_EQ(dv(r), ref_cat({f, i.to(kFloat)}, 0));
-  EXPECT_EQ(cat({uniform({2}, kInt32), uniform({2}, kInt64)}).dtype(), kInt64);
-  EXPECT_EQ(cat({uniform({2}, kBool), uniform({2}, kUInt8)}).dtype(), kUInt8);
-  EXPECT_EQ(cat({uniform({2}, kInt8), uniform({2}, kUInt8)}).dtype(), kInt16);
-  EXPECT_EQ(cat({uniform({2}, kHalf), uniform({2}, kBFloat16)}).dtype(), kFloat);
-  EXPECT_EQ(cat({uniform({2}, kFloat), uniform({2}, kComplexDouble)}).dtype(), kComplexDouble);
+  EXPECT_EQ(cat({wide_uniform({2}, kInt32), wide_uniform({2}, kInt64)}).dtype(), kInt64);
+  EXPECT_EQ(cat({wide_uniform({2}, kBool), wide_uniform({2}, kUInt8)}).dtype(), kUInt8);
+  EXPECT_EQ(cat({wide_uniform({2}, kInt8), wide_uniform({2}, kUInt8)}).dtype(), kInt16);
+  EXPECT_EQ(cat({wide_uniform({2}, kHalf), wide_uniform({2}, kBFloat16)}).dtype(), kFloat);
+  EXPECT_EQ(cat({wide_uniform({2}, kFloat), wide_uniform({2}, kComplexDouble)}).dtype(), kComplexDouble);
 }
 
 TEST(JoinCat, LegacyEmptyTensorsAreSkipped) {
-  Tensor x = uniform({2, 3}, kFloat, 1);
+  Tensor x = wide_uniform({2, 3}, kFloat, 1);
   Tensor r = cat({x, empty({0})}, 1);
   EXPECT_EQ(r.sizes().vec(), std::vector<int64_t>({2, 3}));
   EXPECT_EQ(dv(r), dv(x));
@@ -128,7 +125,7 @@ TEST(JoinCat, Errors) {
 }
 
 TEST(JoinCat, OutVariant) {
-  Tensor a = uniform({2, 3}, kFloat, 1), b = uniform({1, 3}, kFloat, 2);
+  Tensor a = wide_uniform({2, 3}, kFloat, 1), b = wide_uniform({1, 3}, kFloat, 2);
   Tensor out = empty({7}, kDouble);
   Tensor& r = cat_out(out, {a, b}, 0);
   EXPECT_TRUE(r.is_same(out));
@@ -151,14 +148,14 @@ TEST(JoinCat, LargeThreadedCopies) {
   Restore restore;
   set_num_threads(2);
   // Few big chunks (split across threads) and many rows (rows across threads).
-  std::vector<Tensor> big = {uniform({600000}, kFloat, 1), uniform({400000}, kFloat, 2)};
+  std::vector<Tensor> big = {wide_uniform({600000}, kFloat, 1), wide_uniform({400000}, kFloat, 2)};
   EXPECT_EQ(dv(cat(big)), ref_cat(big, 0));
-  std::vector<Tensor> rows = {uniform({5000, 40}, kFloat, 3), uniform({5000, 24}, kFloat, 4)};
+  std::vector<Tensor> rows = {wide_uniform({5000, 40}, kFloat, 3), wide_uniform({5000, 24}, kFloat, 4)};
   EXPECT_EQ(dv(cat(rows, 1)), ref_cat(rows, 1));
 }
 
 TEST(JoinStack, ValuesAndErrors) {
-  Tensor a = uniform({2, 3}, kFloat, 1), b = uniform({2, 3}, kFloat, 2).t().contiguous().t();
+  Tensor a = wide_uniform({2, 3}, kFloat, 1), b = wide_uniform({2, 3}, kFloat, 2).t().contiguous().t();
   for (int64_t dim : {0, 1, 2, -1, -3}) {
     Tensor r = stack({a, b}, dim);
     const int64_t wd = dim < 0 ? dim + 3 : dim;

@@ -10,27 +10,12 @@
 
 #include "backends/cpu/blas.h"
 #include "ember/ops.h"
+#include "test_util.h"
 
 using namespace ember;
+using ember::testing::uniform;
 
 namespace {
-
-Tensor uniform(IntArrayRef shape, ScalarType dtype, double lo = -1, double hi = 1, unsigned seed = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(static_cast<size_t>(compute_numel(shape)));
-  for (auto& x : v) x = d(gen);
-  Tensor t = tensor(v).view(shape);
-  if (is_integral(dtype, true)) return t.to(kInt64).to(dtype);
-  if (is_complex(dtype)) {
-    std::vector<double> w(v.size());
-    for (auto& x : w) x = d(gen);
-    std::vector<complex128> c(v.size());
-    for (size_t i = 0; i < c.size(); ++i) c[i] = complex128(v[i], w[i]);
-    return tensor(c).view(shape).to(dtype);
-  }
-  return t.to(dtype);
-}
 
 std::vector<complex128> cvalues(const Tensor& t) {
   Tensor c = t.to(kComplexDouble).contiguous();

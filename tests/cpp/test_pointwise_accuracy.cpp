@@ -61,7 +61,7 @@ double gelu_tanh_ref(double x) {
   return x / (1 + std::exp(-2 * u));  // 0.5 x (1 + tanh u) without its cancellation
 }
 
-struct Case {
+struct AccuracyCase {
   UnaryOp op;
   double (*ref)(double);
   double max_rel;  // largest relative error allowed where the result is a normal float
@@ -70,7 +70,7 @@ struct Case {
   double subnormal_factor_below = -std::numeric_limits<double>::infinity();
 };
 
-const Case kCases[] = {
+const AccuracyCase kCases[] = {
     {UnaryOp::Exp, [](double x) { return std::exp(x); }, 2.5e-7},
     {UnaryOp::Log, [](double x) { return std::log(x); }, 2.5e-7},
     {UnaryOp::Tanh, [](double x) { return std::tanh(x); }, 2.5e-7},
@@ -90,7 +90,7 @@ TEST(PointwiseAccuracy, FloatMathAgainstDouble) {
   const std::vector<float> in = float_sweep();
   const Tensor x = tensor(in);
   for (int isa : runnable_isas()) {
-    for (const Case& c : kCases) {
+    for (const AccuracyCase& c : kCases) {
       const std::vector<float> got = values<float>(run_unary(cpu::unary_stub.table[isa], x, c.op));
       double worst = 0;
       float worst_x = 0;

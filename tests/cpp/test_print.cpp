@@ -17,7 +17,7 @@ namespace {
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-struct Case {
+struct PrintCase {
   const char* name;
   std::function<Tensor()> make;
   const char* expected;
@@ -40,7 +40,7 @@ struct DefaultOptions {
 
 TEST(Print, MatchesTorchRepr) {
   DefaultOptions guard;
-  const Case cases[] = {
+  const PrintCase cases[] = {
     {"float_basic", [] { return tensor({1.f, 2.f, 3.f}); },
      R"E(tensor([1., 2., 3.]))E"},
     {"float_frac", [] { return tensor({1.5f, -2.25f, 3.125f}); },
@@ -217,7 +217,7 @@ TEST(Print, MatchesTorchRepr) {
      R"E(tensor([1.0000e-10, 1.0000e-05, 1.0000e+00, 1.0000e+05, 1.0000e+10],
        dtype=ember.float64))E"},
   };
-  for (const Case& c : cases) EXPECT_EQ(c.make().str(), c.expected) << "case " << c.name;
+  for (const PrintCase& c : cases) EXPECT_EQ(c.make().str(), c.expected) << "case " << c.name;
 }
 
 TEST(Print, PrintOptionsMatchTorch) {

@@ -15,17 +15,13 @@
 #include "ember/backend.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "test_util.h"
 #include "ember/random.h"
 
 using namespace ember;
+using ember::testing::as_double;
 
 namespace {
-
-std::vector<double> values(const Tensor& t) {
-  Tensor d = t.to(kDouble).contiguous();
-  const double* p = d.data_ptr<double>();
-  return std::vector<double>(p, p + d.numel());
-}
 
 struct Moments {
   double mean = 0, var = 0, min = INFINITY, max = -INFINITY;
@@ -171,7 +167,7 @@ TEST(Random, ResultsDoNotDependOnThreadCount) {
 TEST(Random, UniformStatistics) {
   Generator g(1);
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
-    Moments m = moments(values(rand({kSamples}, &g, dt)));
+    Moments m = moments(as_double(rand({kSamples}, &g, dt)));
     EXPECT_NEAR(m.mean, 0.5, 0.003) << dtype_name(dt);
     EXPECT_NEAR(m.var, 1.0 / 12, 0.002) << dtype_name(dt);
     EXPECT_GE(m.min, 0.0);
@@ -179,20 +175,20 @@ TEST(Random, UniformStatistics) {
   }
   Tensor t = empty({kSamples}, kDouble);
   uniform_(t, -2.0, 5.0, &g);
-  Moments m = moments(values(t));
+  Moments m = moments(as_double(t));
   EXPECT_NEAR(m.mean, 1.5, 0.01);
   EXPECT_NEAR(m.var, 49.0 / 12, 0.02);
   EXPECT_GE(m.min, -2.0);
   EXPECT_LT(m.max, 5.0);
   Tensor same = empty({4}, kFloat);
   uniform_(same, 1.0, 1.0, &g);
-  EXPECT_EQ(values(same), (std::vector<double>{1, 1, 1, 1}));
+  EXPECT_EQ(as_double(same), (std::vector<double>{1, 1, 1, 1}));
 }
 
 TEST(Random, NormalStatistics) {
   Generator g(2);
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
-    std::vector<double> v = values(randn({kSamples}, &g, dt));
+    std::vector<double> v = as_double(randn({kSamples}, &g, dt));
     Moments m = moments(v);
     EXPECT_NEAR(m.mean, 0.0, 0.005) << dtype_name(dt);
     EXPECT_NEAR(m.var, 1.0, 0.01) << dtype_name(dt);
@@ -203,18 +199,18 @@ TEST(Random, NormalStatistics) {
   }
   Tensor t = empty({kSamples}, kFloat);
   normal_(t, 3.0, 2.0, &g);
-  Moments m = moments(values(t));
+  Moments m = moments(as_double(t));
   EXPECT_NEAR(m.mean, 3.0, 0.01);
   EXPECT_NEAR(m.var, 4.0, 0.04);
   // Complex: variance 1 split evenly over the real and imaginary parts, as in torch.
   Tensor c = randn({kSamples}, &g, kComplexFloat).view_as_real();
-  Moments re = moments(values(c.select(1, 0))), im = moments(values(c.select(1, 1)));
+  Moments re = moments(as_double(c.select(1, 0))), im = moments(as_double(c.select(1, 1)));
   EXPECT_NEAR(re.var, 0.5, 0.005);
   EXPECT_NEAR(im.var, 0.5, 0.005);
   EXPECT_NEAR(re.mean, 0.0, 0.005);
   Tensor z = empty({4}, kDouble);
   normal_(z, 1.5, 0.0, &g);
-  EXPECT_EQ(values(z), (std::vector<double>{1.5, 1.5, 1.5, 1.5}));
+  EXPECT_EQ(as_double(z), (std::vector<double>{1.5, 1.5, 1.5, 1.5}));
 }
 
 TEST(Random, RandintStatisticsAndDtypes) {
@@ -222,25 +218,25 @@ TEST(Random, RandintStatisticsAndDtypes) {
   Tensor t = randint(0, 10, {kSamples}, &g);
   EXPECT_EQ(t.dtype(), kInt64);
   std::vector<double> counts(10, 0);
-  for (double x : values(t)) {
+  for (double x : as_double(t)) {
     ASSERT_GE(x, 0);
     ASSERT_LT(x, 10);
     counts[static_cast<int>(x)] += 1;
   }
   for (double c : counts) EXPECT_NEAR(c / kSamples, 0.1, 0.002);
-  Moments wide = moments(values(randint(-(int64_t(1) << 50), int64_t(1) << 50, {kSamples}, &g)));
+  Moments wide = moments(as_double(randint(-(int64_t(1) << 50), int64_t(1) << 50, {kSamples}, &g)));
   EXPECT_NEAR(wide.mean / std::ldexp(1.0, 50), 0.0, 0.005);
-  Moments full = moments(values(randint(INT64_MIN, INT64_MAX, {1000}, &g)));
+  Moments full = moments(as_double(randint(INT64_MIN, INT64_MAX, {1000}, &g)));
   EXPECT_LT(full.min, -1e18);
   EXPECT_GT(full.max, 1e18);
   EXPECT_EQ(randint(5, {3}).dtype(), kInt64);
   for (ScalarType dt : {kUInt8, kInt8, kInt16, kInt32, kFloat, kDouble, kHalf, kBFloat16}) {
-    Moments u = moments(values(randint(0, 100, {10000}, &g, dt)));
+    Moments u = moments(as_double(randint(0, 100, {10000}, &g, dt)));
     EXPECT_GE(u.min, 0) << dtype_name(dt);
     EXPECT_LE(u.max, 99) << dtype_name(dt);
     EXPECT_NEAR(u.mean, 49.5, 1.5) << dtype_name(dt);
   }
-  Moments b = moments(values(randint(0, 2, {10000}, &g, kBool)));
+  Moments b = moments(as_double(randint(0, 2, {10000}, &g, kBool)));
   EXPECT_NEAR(b.mean, 0.5, 0.03);
 }
 
@@ -262,26 +258,26 @@ TEST(Random, Bernoulli) {
   Tensor p = full({kSamples}, 0.3, kDouble);
   Tensor s = bernoulli(p, &g);
   EXPECT_EQ(s.dtype(), kDouble);
-  Moments m = moments(values(s));
+  Moments m = moments(as_double(s));
   EXPECT_NEAR(m.mean, 0.3, 0.003);
   EXPECT_TRUE(m.min == 0 && m.max == 1);
   // Probabilities per element: 0 and 1 are exact.
   Tensor edge = bernoulli(tensor({0.f, 1.f, 0.f, 1.f}), &g);
-  EXPECT_EQ(values(edge), (std::vector<double>{0, 1, 0, 1}));
+  EXPECT_EQ(as_double(edge), (std::vector<double>{0, 1, 0, 1}));
   for (ScalarType dt : {kBool, kUInt8, kInt32, kInt64, kBFloat16, kFloat, kDouble}) {
     Tensor t = empty({kSamples}, dt);
     bernoulli_(t, 0.7, &g);
-    EXPECT_NEAR(moments(values(t)).mean, 0.7, 0.003) << dtype_name(dt);
+    EXPECT_NEAR(moments(as_double(t)).mean, 0.7, 0.003) << dtype_name(dt);
   }
   Tensor t = zeros({4, 250000}, kInt32);
   bernoulli_(t, tensor({0.1f, 0.5f, 0.9f, 0.f}).view({4, 1}), &g);  // broadcast over rows
   const double want[] = {0.1, 0.5, 0.9, 0};
-  for (int64_t r = 0; r < 4; ++r) EXPECT_NEAR(moments(values(t.select(0, r))).mean, want[r], 0.004);
+  for (int64_t r = 0; r < 4; ++r) EXPECT_NEAR(moments(as_double(t.select(0, r))).mean, want[r], 0.004);
   Tensor all = empty({1000}, kFloat);
   bernoulli_(all, 1.0, &g);
-  EXPECT_EQ(moments(values(all)).min, 1.0);
+  EXPECT_EQ(moments(as_double(all)).min, 1.0);
   bernoulli_(all, 0.0, &g);
-  EXPECT_EQ(moments(values(all)).max, 0.0);
+  EXPECT_EQ(moments(as_double(all)).max, 0.0);
 }
 
 TEST(Random, BernoulliErrors) {
@@ -323,7 +319,7 @@ TEST(Random, Randperm) {
   Generator g(5);
   Tensor p = randperm(100000, &g);
   EXPECT_EQ(p.dtype(), kInt64);
-  std::vector<double> v = values(p);
+  std::vector<double> v = as_double(p);
   std::vector<double> sorted = v;
   std::sort(sorted.begin(), sorted.end());
   for (int64_t i = 0; i < 100000; ++i) ASSERT_EQ(sorted[i], static_cast<double>(i));
@@ -337,7 +333,7 @@ TEST(Random, Randperm) {
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kInt8, kInt32}) {
     Tensor q = randperm(100, &g, dt);
     EXPECT_EQ(q.dtype(), dt);
-    std::vector<double> s = values(q);
+    std::vector<double> s = as_double(q);
     std::sort(s.begin(), s.end());
     for (int i = 0; i < 100; ++i) EXPECT_EQ(s[i], i) << dtype_name(dt);
   }
@@ -357,15 +353,15 @@ TEST(Random, StridedAndMetaTensors) {
   const uint32_t v0 = m.version();
   uniform_(view, 2.0, 3.0, &g);
   EXPECT_GT(m.version(), v0);
-  Moments s = moments(values(m));
+  Moments s = moments(as_double(m));
   EXPECT_GE(s.min, 2.0);
   EXPECT_LT(s.max, 3.0);
   Tensor half = zeros({1000});
   Tensor every_other = half.slice(0, 0, std::nullopt, 2);
   normal_(every_other, 5.0, 1.0, &g);
-  std::vector<double> hv = values(half);
+  std::vector<double> hv = as_double(half);
   for (int i = 1; i < 1000; i += 2) ASSERT_EQ(hv[i], 0.0);
-  EXPECT_NEAR(moments(values(every_other)).mean, 5.0, 0.2);
+  EXPECT_NEAR(moments(as_double(every_other)).mean, 5.0, 0.2);
 
   Tensor meta = rand({3, 4}, &g, kMeta);
   EXPECT_TRUE(meta.is_meta());
@@ -514,16 +510,16 @@ TEST(RandomDistributions, ExponentialGeometricLogNormalCauchy) {
   Generator g(10);
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf}) {
     Tensor t = empty({kSamples}, dt);
-    Moments e = moments(values(exponential_(t, 2.0, &g)));
+    Moments e = moments(as_double(exponential_(t, 2.0, &g)));
     EXPECT_NEAR(e.mean, 0.5, 0.005) << dtype_name(dt);
     EXPECT_NEAR(e.var, 0.25, 0.006) << dtype_name(dt);
     EXPECT_GE(e.min, 0.0);
   }
   Tensor inf = empty({4});
-  EXPECT_EQ(values(exponential_(inf, 0.0, &g)), std::vector<double>(4, INFINITY));
+  EXPECT_EQ(as_double(exponential_(inf, 0.0, &g)), std::vector<double>(4, INFINITY));
   for (ScalarType dt : {kFloat, kDouble, kInt32, kInt64, kUInt8, kHalf}) {
     Tensor t = empty({kSamples}, dt);
-    std::vector<double> v = values(geometric_(t, 0.3, &g));
+    std::vector<double> v = as_double(geometric_(t, 0.3, &g));
     Moments m = moments(v);
     EXPECT_NEAR(m.mean, 1 / 0.3, 0.02) << dtype_name(dt);
     EXPECT_NEAR(m.var, 0.7 / 0.09, 0.1) << dtype_name(dt);
@@ -536,9 +532,9 @@ TEST(RandomDistributions, ExponentialGeometricLogNormalCauchy) {
     EXPECT_NEAR(ones / kSamples, 0.3, 0.003);  // P(X = 1) = p
   }
   Tensor small = empty({10000}, kInt8);
-  EXPECT_LE(moments(values(geometric_(small, 1e-6, &g))).max, 127.0);  // saturates, no overflow
+  EXPECT_LE(moments(as_double(geometric_(small, 1e-6, &g))).max, 127.0);  // saturates, no overflow
   Tensor ln = empty({kSamples}, kDouble);
-  std::vector<double> lv = values(log_normal_(ln, 0.5, 0.4, &g));
+  std::vector<double> lv = as_double(log_normal_(ln, 0.5, 0.4, &g));
   Moments lm = moments(lv);
   EXPECT_NEAR(lm.mean, std::exp(0.5 + 0.08), 0.01);
   EXPECT_GT(lm.min, 0.0);
@@ -548,7 +544,7 @@ TEST(RandomDistributions, ExponentialGeometricLogNormalCauchy) {
   EXPECT_NEAR(logm.mean, 0.5, 0.003);
   EXPECT_NEAR(logm.var, 0.16, 0.002);
   Tensor c = empty({kSamples}, kFloat);
-  std::vector<double> cv = values(cauchy_(c, 1.0, 2.0, &g));
+  std::vector<double> cv = as_double(cauchy_(c, 1.0, 2.0, &g));
   std::sort(cv.begin(), cv.end());
   // Quartiles of Cauchy(1, 2): 1 - 2 and 1 + 2; the median 1.
   EXPECT_NEAR(cv[kSamples / 2], 1.0, 0.02);
@@ -559,21 +555,21 @@ TEST(RandomDistributions, ExponentialGeometricLogNormalCauchy) {
 TEST(RandomDistributions, Poisson) {
   Generator g(11);
   for (double rate : {0.5, 3.0, 9.9, 10.0, 40.0, 1e4}) {
-    std::vector<double> v = values(poisson(full({kSamples / 4}, rate, kDouble), &g));
+    std::vector<double> v = as_double(poisson(full({kSamples / 4}, rate, kDouble), &g));
     Moments m = moments(v);
     EXPECT_NEAR(m.mean / rate, 1.0, 5.0 / std::sqrt(rate * kSamples / 4)) << rate;
     EXPECT_NEAR(m.var / rate, 1.0, 0.02) << rate;
     for (double x : v) ASSERT_TRUE(x >= 0 && x == std::floor(x)) << rate;
   }
   // P(X = 0) = exp(-rate) for a small rate.
-  std::vector<double> v = values(poisson(full({kSamples}, 1.0, kFloat), &g));
+  std::vector<double> v = as_double(poisson(full({kSamples}, 1.0, kFloat), &g));
   EXPECT_NEAR(std::count(v.begin(), v.end(), 0.0) / double(kSamples), std::exp(-1.0), 0.002);
   Tensor rates = tensor({0.0, 2.0, double(INFINITY)}, kDouble);
-  std::vector<double> r = values(poisson(rates, &g));
+  std::vector<double> r = as_double(poisson(rates, &g));
   EXPECT_EQ(r[0], 0.0);
   EXPECT_EQ(r[2], INFINITY);
   Tensor strided = full({200, 2}, 5.0).t();
-  EXPECT_NEAR(moments(values(poisson(strided, &g))).mean, 5.0, 0.3);
+  EXPECT_NEAR(moments(as_double(poisson(strided, &g))).mean, 5.0, 0.3);
   EXPECT_EQ(poisson(full({3}, 2.0, kBFloat16), &g).dtype(), kBFloat16);
   const uint64_t before = g.offset();
   poisson(full({13}, 2.0), &g);
@@ -584,15 +580,15 @@ TEST(RandomDistributions, Multinomial) {
   Generator g(12);
   Tensor p = tensor({0.1, 0.0, 0.3, 0.6}, kDouble);
   std::vector<double> counts(4, 0);
-  for (double x : values(multinomial(p, kSamples, true, &g))) counts[static_cast<size_t>(x)] += 1;
+  for (double x : as_double(multinomial(p, kSamples, true, &g))) counts[static_cast<size_t>(x)] += 1;
   EXPECT_EQ(counts[1], 0);
-  for (int j : {0, 2, 3}) EXPECT_NEAR(counts[j] / kSamples, values(p)[j], 0.002) << j;
+  for (int j : {0, 2, 3}) EXPECT_NEAR(counts[j] / kSamples, as_double(p)[j], 0.002) << j;
   // Without replacement: distinct indices, zero weights never drawn while a positive one is
   // left, and the first draw follows the weights.
   Tensor rows = tensor({1.f, 0.f, 2.f, 3.f, 4.f}).view({1, 5}).expand({20000, 5}).contiguous();
   Tensor s = multinomial(rows, 4, false, &g);
   EXPECT_EQ(s.sizes(), IntArrayRef({20000, 4}));
-  std::vector<double> sv = values(s);
+  std::vector<double> sv = as_double(s);
   std::vector<double> first(5, 0);
   for (int64_t r = 0; r < 20000; ++r) {
     std::vector<double> row(sv.begin() + r * 4, sv.begin() + r * 4 + 4);
@@ -600,16 +596,16 @@ TEST(RandomDistributions, Multinomial) {
     std::sort(row.begin(), row.end());
     ASSERT_EQ(row, (std::vector<double>{0, 2, 3, 4})) << r;
   }
-  for (int j : {0, 2, 3, 4}) EXPECT_NEAR(first[j] / 20000, values(rows.select(0, 0))[j] / 10.0, 0.012) << j;
+  for (int j : {0, 2, 3, 4}) EXPECT_NEAR(first[j] / 20000, as_double(rows.select(0, 0))[j] / 10.0, 0.012) << j;
   // All categories: the zero-weight one comes last.
-  std::vector<double> all = values(multinomial(tensor({0.f, 1.f, 1.f}), 3, false, &g));
+  std::vector<double> all = as_double(multinomial(tensor({0.f, 1.f, 1.f}), 3, false, &g));
   EXPECT_EQ(all[2], 0.0);
   // float, bfloat16, 1-D and 2-D, out= and a non-contiguous input.
   EXPECT_EQ(multinomial(tensor({1.f, 1.f}, kBFloat16), 1, false, &g).sizes(), IntArrayRef({1}));
   Tensor out = empty({0}, kInt64);
   multinomial_out(out, ones({4, 3}).t(), 2, true, &g);
   EXPECT_EQ(out.sizes(), IntArrayRef({3, 2}));
-  EXPECT_LT(moments(values(out)).max, 4.0);
+  EXPECT_LT(moments(as_double(out)).max, 4.0);
   const uint64_t before = g.offset();
   multinomial(ones({7, 3}), 2, false, &g);
   EXPECT_EQ(g.offset(), before + 7);  // one counter per row
@@ -626,25 +622,25 @@ TEST(RandomDistributions, NormalWithTensorParameters) {
   EXPECT_EQ(r.sizes(), IntArrayRef({3, 2, 100000}));
   for (int64_t i = 0; i < 3; ++i) {
     for (int64_t j = 0; j < 2; ++j) {
-      Moments m = moments(values(r.select(0, i).select(0, j)));
+      Moments m = moments(as_double(r.select(0, i).select(0, j)));
       EXPECT_NEAR(m.mean, means[i], 0.02);
       EXPECT_NEAR(std::sqrt(m.var), stds[j], 0.01);
     }
   }
-  Moments a = moments(values(normal(full({kSamples}, 3.0, kDouble), 2.0, &g)));
+  Moments a = moments(as_double(normal(full({kSamples}, 3.0, kDouble), 2.0, &g)));
   EXPECT_NEAR(a.mean, 3.0, 0.01);
   EXPECT_NEAR(a.var, 4.0, 0.04);
-  Moments b = moments(values(normal(-1.0, full({kSamples}, 0.5), &g)));
+  Moments b = moments(as_double(normal(-1.0, full({kSamples}, 0.5), &g)));
   EXPECT_NEAR(b.mean, -1.0, 0.003);
   EXPECT_NEAR(b.var, 0.25, 0.003);
-  Moments c = moments(values(normal(2.0, 3.0, {kSamples}, &g, kDouble)));
+  Moments c = moments(as_double(normal(2.0, 3.0, {kSamples}, &g, kDouble)));
   EXPECT_NEAR(c.mean, 2.0, 0.01);
   EXPECT_NEAR(c.var, 9.0, 0.1);
   EXPECT_EQ(normal(zeros({2, 3}).t(), 1.0, &g).strides(), IntArrayRef({2, 1}));  // contiguous result
   // out= sharing memory with mean: computed through a temporary, mean read before it is overwritten.
   Tensor m = full({kSamples}, 10.0);
   normal_out(m, m, ones({kSamples}), &g);
-  EXPECT_NEAR(moments(values(m)).mean, 10.0, 0.01);
+  EXPECT_NEAR(moments(as_double(m)).mean, 10.0, 0.01);
   Tensor o = empty({0}, kDouble);
   normal_out(o, 0.0, 1.0, {2, 3}, &g);
   EXPECT_EQ(o.sizes(), IntArrayRef({2, 3}));
@@ -659,7 +655,7 @@ TEST(RandomDistributions, RandomOverloads) {
   for (Case c : {Case{kFloat, 0, 16777216}, Case{kHalf, 0, 2048}, Case{kBFloat16, 0, 256}, Case{kInt8, 0, 127},
                  Case{kUInt8, 0, 255}, Case{kInt16, 0, 32767}, Case{kBool, 0, 1}}) {
     Tensor t = empty({kSamples}, c.dt);
-    Moments m = moments(values(random_(t, &g)));
+    Moments m = moments(as_double(random_(t, &g)));
     EXPECT_GE(m.min, c.lo) << dtype_name(c.dt);
     EXPECT_LE(m.max, c.hi) << dtype_name(c.dt);
     if (c.hi <= 32767) {  // small ranges: both ends are drawn among 1M samples
@@ -669,24 +665,24 @@ TEST(RandomDistributions, RandomOverloads) {
     EXPECT_NEAR(m.mean / c.hi, 0.5, 0.01) << dtype_name(c.dt);
   }
   Tensor wide = empty({kSamples}, kInt64);
-  Moments w = moments(values(random_(wide, &g)));
+  Moments w = moments(as_double(random_(wide, &g)));
   EXPECT_GE(w.min, 0.0);
   EXPECT_NEAR(w.mean / std::ldexp(1.0, 63), 0.5, 0.005);
   Tensor to = empty({kSamples}, kInt32);
-  Moments tm = moments(values(random_(to, 7, &g)));
+  Moments tm = moments(as_double(random_(to, 7, &g)));
   EXPECT_EQ(tm.min, 0);
   EXPECT_EQ(tm.max, 6);
   Tensor from = empty({kSamples}, kInt8);
-  Moments fm = moments(values(random_(from, -3, std::nullopt, &g)));
+  Moments fm = moments(as_double(random_(from, -3, std::nullopt, &g)));
   EXPECT_EQ(fm.min, -3);
   EXPECT_EQ(fm.max, 127);
   Tensor full_range = empty({kSamples}, kInt64);
-  Moments f = moments(values(random_(full_range, std::numeric_limits<int64_t>::min(), std::nullopt, &g)));
+  Moments f = moments(as_double(random_(full_range, std::numeric_limits<int64_t>::min(), std::nullopt, &g)));
   EXPECT_LT(f.min, -9e18);
   EXPECT_GT(f.max, 9e18);
   // Floating bounds move inwards so that rounding stays in [from, to), as in PyTorch.
   Tensor h = empty({10000}, kHalf);
-  EXPECT_LE(moments(values(random_(h, 0, 65504, &g))).max, 65472.0);
+  EXPECT_LE(moments(as_double(random_(h, 0, 65504, &g))).max, 65472.0);
   expect_error<RuntimeError>([&] { random_(h, 3000, std::nullopt); },
                              "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc'");
   expect_error<RuntimeError>([&] { random_(h, 0, 70000); }, "to - 1 is out of bounds for float16");
@@ -737,7 +733,7 @@ TEST(RandomDistributions, Errors) {
   expect_error<RuntimeError>([&] { log_normal_(ti); }, "\"log_normal_cpu\" not implemented for 'int64'");
   Tensor tb = zeros({3}, kBool);
   expect_error<RuntimeError>([&] { geometric_(tb, 0.5); }, "\"geometric_cpu\" not implemented for 'bool'");
-  EXPECT_EQ(values(t), (std::vector<double>{0, 0, 0}));  // failed ops wrote nothing
+  EXPECT_EQ(as_double(t), (std::vector<double>{0, 0, 0}));  // failed ops wrote nothing
 
   expect_error<RuntimeError>([] { poisson(tensor({1.f, -1.f})); }, "invalid Poisson rate, expected rate to be non-negative");
   expect_error<RuntimeError>([] { poisson(tensor({NAN})); }, "invalid Poisson rate");
@@ -752,7 +748,7 @@ TEST(RandomDistributions, Errors) {
   expect_error<RuntimeError>([] { normal(zeros({3}, kInt64), 1.0); }, "\"normal_kernel_cpu\" not implemented for 'int64'");
   Tensor o = full({2}, 7.0);
   expect_error<RuntimeError>([&] { normal_out(o, zeros({3}, kComplexFloat), ones({3})); }, "can't be cast");
-  EXPECT_EQ(values(o), (std::vector<double>{7, 7}));
+  EXPECT_EQ(as_double(o), (std::vector<double>{7, 7}));
 
   Tensor p = tensor({0.2f, 0.8f});
   expect_error<RuntimeError>([&] { multinomial(p, 0); }, "cannot sample n_sample <= 0 samples");
@@ -773,7 +769,7 @@ TEST(RandomDistributions, Errors) {
   Tensor out = full({5}, int64_t(9), kInt64);
   expect_error<RuntimeError>([&] { multinomial_out(out, tensor({1.f, NAN}), 1); }, "probability tensor");
   EXPECT_EQ(out.sizes(), IntArrayRef({5}));  // neither resized nor written
-  EXPECT_EQ(values(out), std::vector<double>(5, 9.0));
+  EXPECT_EQ(as_double(out), std::vector<double>(5, 9.0));
   Tensor out32 = empty({0}, kInt32);
   expect_error<RuntimeError>([&] { multinomial_out(out32, p, 1); }, "multinomial expects Long tensor out, got: int32");
 
@@ -793,12 +789,12 @@ TEST(RandomOps, FactoriesWithOutAndLike) {
   expect_error<RuntimeError>([&] { rand_out(oi, {3}); }, "\"check_uniform_bounds\" not implemented for 'int64'");
   EXPECT_EQ(oi.sizes(), IntArrayRef({2}));
   randint_out(oi, 5, 9, {100}, &g);
-  Moments m = moments(values(oi));
+  Moments m = moments(as_double(oi));
   EXPECT_GE(m.min, 5);
   EXPECT_LE(m.max, 8);
   Tensor perm = empty({0}, kFloat);
   randperm_out(perm, 50, &g);
-  std::vector<double> pv = values(perm);
+  std::vector<double> pv = as_double(perm);
   std::sort(pv.begin(), pv.end());
   for (int i = 0; i < 50; ++i) EXPECT_EQ(pv[i], i);
   expect_error<RuntimeError>([&] { randperm_out(perm, -1); }, "n must be non-negative");
@@ -806,7 +802,7 @@ TEST(RandomOps, FactoriesWithOutAndLike) {
   EXPECT_EQ(like.dtype(), kDouble);
   EXPECT_EQ(randn_like(zeros({3}), TensorOptions(kBFloat16)).dtype(), kBFloat16);
   Tensor ri = randint_like(zeros({1000}, kInt16), -2, 3);
-  Moments rm = moments(values(ri));
+  Moments rm = moments(as_double(ri));
   EXPECT_EQ(ri.dtype(), kInt16);
   EXPECT_EQ(rm.min, -2);
   EXPECT_EQ(rm.max, 2);

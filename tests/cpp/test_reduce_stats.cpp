@@ -19,13 +19,13 @@
 using namespace ember;
 using ember::testing::values;
 using ember::testing::as_double;
+using ember::testing::kInf;
+using ember::testing::kNaN;
 using ember::testing::Restore;
 using ember::testing::uniform;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 
 

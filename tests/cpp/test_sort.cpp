@@ -20,11 +20,11 @@
 using namespace ember;
 using ember::testing::values;
 using ember::testing::as_double;
+using ember::testing::kInf;
+using ember::testing::kNaN;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 
 // Integers in [0, range) (many ties) or uniform floats, with NaN and signed zeros mixed in.

@@ -184,12 +184,13 @@ struct ProdOp {
   static Out finish(Acc a, int64_t) { return convert<Out>(a); }
 };
 
-// all (IsAnd) and any: the truth of each element (NaN is true), into bool or uint8.
-template <typename In, typename Out, bool IsAnd>
+// all (IsAnd) and any: the truth of each element (NaN is true), as 0 or 1 into a bool or a
+// uint8 output (one byte either way, so one instantiation serves both).
+template <typename In, bool IsAnd>
 struct BoolOp {
   using in_t = In;
   using acc_t = bool;
-  using out_t = Out;
+  using out_t = uint8_t;
   static constexpr bool kCascade = false;
   static constexpr bool kVec = false;
   static bool identity() { return IsAnd; }
@@ -199,7 +200,7 @@ struct BoolOp {
   static V vmap(V v) { return v; }
   template <typename V>
   static V vcombine(V a, V b) { return IsAnd ? (a & b) : (a | b); }
-  static Out finish(bool a, int64_t) { return static_cast<Out>(a); }
+  static uint8_t finish(bool a, int64_t) { return a ? 1 : 0; }
 };
 
 template <typename In>
@@ -880,14 +881,9 @@ void nansum_typed(const ReduceLoop& loop) {
 
 template <typename T>
 void bool_typed(const ReduceLoop& loop, bool is_and) {
-  if (loop.out_dtype == kUInt8) {
-    if (is_and) run_reduce<BoolOp<T, uint8_t, true>>(loop);
-    else run_reduce<BoolOp<T, uint8_t, false>>(loop);
-  } else {
-    EMBER_INTERNAL_ASSERT(loop.out_dtype == kBool, "all/any into ", loop.out_dtype);
-    if (is_and) run_reduce<BoolOp<T, bool, true>>(loop);
-    else run_reduce<BoolOp<T, bool, false>>(loop);
-  }
+  EMBER_INTERNAL_ASSERT(loop.out_dtype == kBool || loop.out_dtype == kUInt8, "all/any into ", loop.out_dtype);
+  if (is_and) run_reduce<BoolOp<T, true>>(loop);
+  else run_reduce<BoolOp<T, false>>(loop);
 }
 
 template <typename T>
