@@ -9,9 +9,10 @@
 //    registers; no reassociation, so no -ffast-math is needed). Floating sums cascade: per
 //    lane, level 0 sums 16 elements, level 1 sums 16 level-0 partials, and level-1 blocks
 //    are combined pairwise (a binary counter), which keeps the error growth of PyTorch's
-//    cascade sum. Long rows are read as two memory streams (two blocks, or two rows, at a
-//    time), which gives about 1.4x the bandwidth of one stream on the project's machine;
-//    the arithmetic per row stays the same as with one stream.
+//    cascade sum. Long rows are read as two memory streams (two blocks, or two rows half a
+//    thread's range apart, at a time), which gives about 1.4x the bandwidth of one stream;
+//    the arithmetic per row stays the same as with one stream. The AVX-512 build reads data
+//    that is not 64-byte aligned with 32-byte vectors, into the same lanes.
 //  - outer: the innermost kept dim is contiguous and the reduced dims are not; a tile of up
 //    to 16 KB of adjacent outputs is accumulated across rows (vectorized across the tile),
 //    with a fixed four-level cascade across rows.
@@ -339,25 +340,43 @@ inline V vload(const T* p) {
   return v;
 }
 
-template <class Op, int L>
+// A 64-byte load that straddles two cache lines costs about twice an aligned one on AMD Zen
+// 4/5 (a sum of 16M floats 16 bytes past a line: 75 GB/s with 64-byte loads and adds, 110 GB/s
+// with 32-byte ones, 125 GB/s aligned). NumPy's large arrays sit 16 bytes past a line, so the
+// AVX-512 build runs the lane loops at 32 bytes (VB) on misaligned data. Lane j holds the
+// elements j mod L at any width, so the results do not change.
+template <class Op>
+constexpr bool kHalfWidth = kVecBytes == 64 && kVecLanes<Op>;
+
+inline bool off_line(const void* p) { return reinterpret_cast<uintptr_t>(p) % 64 != 0; }
+
+// The lane loops keep L lanes in NV vectors of VB bytes, all in registers.
+template <class Op, int L, int VB>
+struct LaneVecs {
+  using Acc = typename Op::acc_t;
+  typedef Acc V __attribute__((vector_size(VB)));
+  static constexpr int VL = VB / static_cast<int>(sizeof(Acc));
+  static constexpr int NV = L / VL;
+  static_assert(NV * VL == L);
+};
+
+template <class Op, int L, int VB = kVecBytes>
 inline void accumulate_lanes(typename Op::acc_t* __restrict acc, const typename Op::in_t* __restrict p,
                              int64_t n) {
   using Acc = typename Op::acc_t;
   if constexpr (kVecLanes<Op>) {
-    typedef Acc V __attribute__((vector_size(kVecBytes)));
-    constexpr int VL = kVecBytes / static_cast<int>(sizeof(Acc));
-    static_assert(L == 4 * VL);
-    V a0 = vload<V>(acc), a1 = vload<V>(acc + VL), a2 = vload<V>(acc + 2 * VL), a3 = vload<V>(acc + 3 * VL);
+    using LV = LaneVecs<Op, L, VB>;
+    using V = typename LV::V;
+    constexpr int VL = LV::VL, NV = LV::NV;
+    V a[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) a[v] = vload<V>(acc + v * VL);
     for (int64_t i = 0; i + L <= n; i += L) {
-      a0 = Op::vcombine(a0, Op::vmap(vload<V>(p + i)));
-      a1 = Op::vcombine(a1, Op::vmap(vload<V>(p + i + VL)));
-      a2 = Op::vcombine(a2, Op::vmap(vload<V>(p + i + 2 * VL)));
-      a3 = Op::vcombine(a3, Op::vmap(vload<V>(p + i + 3 * VL)));
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) a[v] = Op::vcombine(a[v], Op::vmap(vload<V>(p + i + v * VL)));
     }
-    std::memcpy(acc, &a0, sizeof(V));
-    std::memcpy(acc + VL, &a1, sizeof(V));
-    std::memcpy(acc + 2 * VL, &a2, sizeof(V));
-    std::memcpy(acc + 3 * VL, &a3, sizeof(V));
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) std::memcpy(acc + v * VL, &a[v], sizeof(V));
   } else {
     Acc a[L];
     for (int j = 0; j < L; ++j) a[j] = acc[j];
@@ -368,40 +387,37 @@ inline void accumulate_lanes(typename Op::acc_t* __restrict acc, const typename 
 }
 
 // Two independent runs at once: two memory streams keep more loads in flight than one (about
-// 1.4x the bandwidth of a single stream on the project's machine), and eight accumulators
+// 1.4x the bandwidth of a single stream on the project's machine), and twice the accumulators
 // hide the add latency.
-template <class Op, int L>
+template <class Op, int L, int VB = kVecBytes>
 inline void accumulate_lanes2(typename Op::acc_t* __restrict acc, const typename Op::in_t* __restrict p,
                               typename Op::acc_t* __restrict acc2, const typename Op::in_t* __restrict q,
                               int64_t n) {
-  using Acc = typename Op::acc_t;
   if constexpr (kVecLanes<Op>) {
-    typedef Acc V __attribute__((vector_size(kVecBytes)));
-    constexpr int VL = kVecBytes / static_cast<int>(sizeof(Acc));
-    static_assert(L == 4 * VL);
-    V a0 = vload<V>(acc), a1 = vload<V>(acc + VL), a2 = vload<V>(acc + 2 * VL), a3 = vload<V>(acc + 3 * VL);
-    V b0 = vload<V>(acc2), b1 = vload<V>(acc2 + VL), b2 = vload<V>(acc2 + 2 * VL), b3 = vload<V>(acc2 + 3 * VL);
-    for (int64_t i = 0; i + L <= n; i += L) {
-      a0 = Op::vcombine(a0, Op::vmap(vload<V>(p + i)));
-      b0 = Op::vcombine(b0, Op::vmap(vload<V>(q + i)));
-      a1 = Op::vcombine(a1, Op::vmap(vload<V>(p + i + VL)));
-      b1 = Op::vcombine(b1, Op::vmap(vload<V>(q + i + VL)));
-      a2 = Op::vcombine(a2, Op::vmap(vload<V>(p + i + 2 * VL)));
-      b2 = Op::vcombine(b2, Op::vmap(vload<V>(q + i + 2 * VL)));
-      a3 = Op::vcombine(a3, Op::vmap(vload<V>(p + i + 3 * VL)));
-      b3 = Op::vcombine(b3, Op::vmap(vload<V>(q + i + 3 * VL)));
+    using LV = LaneVecs<Op, L, VB>;
+    using V = typename LV::V;
+    constexpr int VL = LV::VL, NV = LV::NV;
+    V a[NV], b[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      a[v] = vload<V>(acc + v * VL);
+      b[v] = vload<V>(acc2 + v * VL);
     }
-    std::memcpy(acc, &a0, sizeof(V));
-    std::memcpy(acc + VL, &a1, sizeof(V));
-    std::memcpy(acc + 2 * VL, &a2, sizeof(V));
-    std::memcpy(acc + 3 * VL, &a3, sizeof(V));
-    std::memcpy(acc2, &b0, sizeof(V));
-    std::memcpy(acc2 + VL, &b1, sizeof(V));
-    std::memcpy(acc2 + 2 * VL, &b2, sizeof(V));
-    std::memcpy(acc2 + 3 * VL, &b3, sizeof(V));
+    for (int64_t i = 0; i + L <= n; i += L) {
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        a[v] = Op::vcombine(a[v], Op::vmap(vload<V>(p + i + v * VL)));
+        b[v] = Op::vcombine(b[v], Op::vmap(vload<V>(q + i + v * VL)));
+      }
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      std::memcpy(acc + v * VL, &a[v], sizeof(V));
+      std::memcpy(acc2 + v * VL, &b[v], sizeof(V));
+    }
   } else {
-    accumulate_lanes<Op, L>(acc, p, n);
-    accumulate_lanes<Op, L>(acc2, q, n);
+    accumulate_lanes<Op, L, VB>(acc, p, n);
+    accumulate_lanes<Op, L, VB>(acc2, q, n);
   }
 }
 
@@ -409,49 +425,46 @@ inline void accumulate_lanes2(typename Op::acc_t* __restrict acc, const typename
 // each of p and q. Per lane, each level-0 block sums kSub elements from zero and is then added
 // to the level-1 partials lv_p / lv_q (read and written), all in registers. This is the same
 // arithmetic as RowAccum's one-stream path, so results do not depend on which path ran.
-template <class Op, int L, int kSub>
+template <class Op, int L, int kSub, int VB = kVecBytes>
 inline void level0_blocks_pair(const typename Op::in_t* __restrict p, const typename Op::in_t* __restrict q,
                                int64_t nsub, typename Op::acc_t* __restrict lv_p, typename Op::acc_t* __restrict lv_q) {
   using Acc = typename Op::acc_t;
   if constexpr (kVecLanes<Op>) {
-    typedef Acc V __attribute__((vector_size(kVecBytes)));
-    constexpr int VL = kVecBytes / static_cast<int>(sizeof(Acc));
-    static_assert(L == 4 * VL);
+    using LV = LaneVecs<Op, L, VB>;
+    using V = typename LV::V;
+    constexpr int VL = LV::VL, NV = LV::NV;
     const V z = {};  // the identity of a sum
-    V sa0 = vload<V>(lv_p), sa1 = vload<V>(lv_p + VL), sa2 = vload<V>(lv_p + 2 * VL), sa3 = vload<V>(lv_p + 3 * VL);
-    V sb0 = vload<V>(lv_q), sb1 = vload<V>(lv_q + VL), sb2 = vload<V>(lv_q + 2 * VL), sb3 = vload<V>(lv_q + 3 * VL);
+    V sa[NV], sb[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      sa[v] = vload<V>(lv_p + v * VL);
+      sb[v] = vload<V>(lv_q + v * VL);
+    }
     for (int64_t s = 0; s < nsub; ++s) {
-      V a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
+      V a[NV], b[NV];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) a[v] = b[v] = z;
       // Not unrolled fully: GCC would then schedule one accumulator's 16 adds back to back (a
-      // latency-bound chain) instead of interleaving the eight independent ones.
+      // latency-bound chain) instead of interleaving the independent ones.
 #pragma GCC unroll 2
       for (int r = 0; r < kSub; ++r, p += L, q += L) {
-        a0 = Op::vcombine(a0, Op::vmap(vload<V>(p)));
-        b0 = Op::vcombine(b0, Op::vmap(vload<V>(q)));
-        a1 = Op::vcombine(a1, Op::vmap(vload<V>(p + VL)));
-        b1 = Op::vcombine(b1, Op::vmap(vload<V>(q + VL)));
-        a2 = Op::vcombine(a2, Op::vmap(vload<V>(p + 2 * VL)));
-        b2 = Op::vcombine(b2, Op::vmap(vload<V>(q + 2 * VL)));
-        a3 = Op::vcombine(a3, Op::vmap(vload<V>(p + 3 * VL)));
-        b3 = Op::vcombine(b3, Op::vmap(vload<V>(q + 3 * VL)));
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          a[v] = Op::vcombine(a[v], Op::vmap(vload<V>(p + v * VL)));
+          b[v] = Op::vcombine(b[v], Op::vmap(vload<V>(q + v * VL)));
+        }
       }
-      sa0 = Op::vcombine(sa0, a0);
-      sa1 = Op::vcombine(sa1, a1);
-      sa2 = Op::vcombine(sa2, a2);
-      sa3 = Op::vcombine(sa3, a3);
-      sb0 = Op::vcombine(sb0, b0);
-      sb1 = Op::vcombine(sb1, b1);
-      sb2 = Op::vcombine(sb2, b2);
-      sb3 = Op::vcombine(sb3, b3);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        sa[v] = Op::vcombine(sa[v], a[v]);
+        sb[v] = Op::vcombine(sb[v], b[v]);
+      }
     }
-    std::memcpy(lv_p, &sa0, sizeof(V));
-    std::memcpy(lv_p + VL, &sa1, sizeof(V));
-    std::memcpy(lv_p + 2 * VL, &sa2, sizeof(V));
-    std::memcpy(lv_p + 3 * VL, &sa3, sizeof(V));
-    std::memcpy(lv_q, &sb0, sizeof(V));
-    std::memcpy(lv_q + VL, &sb1, sizeof(V));
-    std::memcpy(lv_q + 2 * VL, &sb2, sizeof(V));
-    std::memcpy(lv_q + 3 * VL, &sb3, sizeof(V));
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      std::memcpy(lv_p + v * VL, &sa[v], sizeof(V));
+      std::memcpy(lv_q + v * VL, &sb[v], sizeof(V));
+    }
   } else {
     for (int which = 0; which < 2; ++which) {
       const typename Op::in_t* src = which ? q : p;
@@ -515,13 +528,28 @@ struct RowAccum {
     }
   }
   void add_contig(const In* p, int64_t n) {
+    if constexpr (kHalfWidth<Op>) {
+      if (off_line(p)) return add_contig_at<kVecBytes / 2>(p, n);
+    }
+    add_contig_at<kVecBytes>(p, n);
+  }
+  // Two accumulators fed with equally long contiguous runs, as two memory streams; each ends
+  // as if it had been fed alone.
+  static void add_contig_pair(RowAccum& A, const In* p, RowAccum& B, const In* q, int64_t n) {
+    if constexpr (kHalfWidth<Op>) {
+      if (off_line(p) || off_line(q)) return add_contig_pair_at<kVecBytes / 2>(A, p, B, q, n);
+    }
+    add_contig_pair_at<kVecBytes>(A, p, B, q, n);
+  }
+  template <int VB>
+  void add_contig_at(const In* p, int64_t n) {
     if constexpr (Op::kCascade) {
       if (in_level0 == 0 && in_level1 == 0 && n >= 2 * kBlock) {
         Acc a[L], b[L];
         do {
           reset(a);
           reset(b);
-          level0_blocks_pair<Op, L, kSub>(p, p + kBlock, kSub, a, b);
+          level0_blocks_pair<Op, L, kSub, VB>(p, p + kBlock, kSub, a, b);
           cascade.push(a);
           cascade.push(b);
           p += 2 * kBlock;
@@ -533,7 +561,7 @@ struct RowAccum {
       const int64_t half = n / 2 / L * L;
       Acc other[L];
       reset(other);
-      accumulate_lanes2<Op, L>(lanes, p, other, p + half, half);
+      accumulate_lanes2<Op, L, VB>(lanes, p, other, p + half, half);
       for (int j = 0; j < L; ++j) lanes[j] = Op::combine(lanes[j], other[j]);
       p += 2 * half;
       n -= 2 * half;
@@ -541,7 +569,7 @@ struct RowAccum {
     while (n > 0) {
       const int64_t take = std::min(n, kLevel0 - in_level0);
       const int64_t vec = take / L * L;
-      accumulate_lanes<Op, L>(lanes, p, vec);
+      accumulate_lanes<Op, L, VB>(lanes, p, vec);
       for (int64_t i = vec; i < take; ++i) lanes[i - vec] = Op::combine(lanes[i - vec], Op::load(p[i]));
       in_level0 += take;
       p += take;
@@ -549,14 +577,13 @@ struct RowAccum {
       if (in_level0 == kLevel0) carry();
     }
   }
-  // Two accumulators fed with equally long contiguous runs, as two memory streams; each ends
-  // as if it had been fed alone.
-  static void add_contig_pair(RowAccum& A, const In* p, RowAccum& B, const In* q, int64_t n) {
+  template <int VB>
+  static void add_contig_pair_at(RowAccum& A, const In* p, RowAccum& B, const In* q, int64_t n) {
     if constexpr (Op::kCascade) {
       if (A.in_level0 == 0 && B.in_level0 == 0 && A.in_level1 == B.in_level1) {
         while (n >= kLevel0) {
           const int64_t nsub = std::min<int64_t>(n / kLevel0, kSub - A.in_level1);
-          level0_blocks_pair<Op, L, kSub>(p, q, nsub, A.level1, B.level1);
+          level0_blocks_pair<Op, L, kSub, VB>(p, q, nsub, A.level1, B.level1);
           p += nsub * kLevel0;
           q += nsub * kLevel0;
           n -= nsub * kLevel0;
@@ -573,13 +600,13 @@ struct RowAccum {
       }
     } else {
       const int64_t vec = n / L * L;
-      accumulate_lanes2<Op, L>(A.lanes, p, B.lanes, q, vec);
+      accumulate_lanes2<Op, L, VB>(A.lanes, p, B.lanes, q, vec);
       p += vec;
       q += vec;
       n -= vec;
     }
-    A.add_contig(p, n);
-    B.add_contig(q, n);
+    A.add_contig_at<VB>(p, n);
+    B.add_contig_at<VB>(q, n);
   }
   void add_strided(const char* p, int64_t stride, int64_t n) {
     while (n > 0) {
@@ -682,23 +709,24 @@ struct Driver {
     }
     const bool contiguous_rows = L.nred == 1 && L.red_in[0] == static_cast<int64_t>(sizeof(In));
     parallel_range(O, R, [&](int64_t b, int64_t e) {
-      KeptWalker k(L, 0, b);
       int64_t o = b;
       if (contiguous_rows && R > kSmallReduce) {
         // Two rows at a time: two memory streams, each row's arithmetic as if it ran alone.
-        for (; o + 1 < e; o += 2) {
-          const In* pa = reinterpret_cast<const In*>(L.in + k.in_off);
-          const int64_t out_a = k.out_off[0];
-          k.next();
-          const In* pb = reinterpret_cast<const In*>(L.in + k.in_off);
+        // The rows of a pair lie half the range apart, so each stream walks along adjacent
+        // rows (pairs of neighbouring rows ran 1.35x slower: the prefetchers restarted at
+        // every row).
+        const int64_t half = (e - b) / 2;
+        KeptWalker ka(L, 0, b), kb(L, 0, b + half);
+        for (; o < b + half; ++o, ka.next(), kb.next()) {
           RowAccum<Op> A, B;
-          RowAccum<Op>::add_contig_pair(A, pa, B, pb, R);
-          store(out_a, A.result());
-          store(k.out_off[0], B.result());
-          k.next();
+          RowAccum<Op>::add_contig_pair(A, reinterpret_cast<const In*>(L.in + ka.in_off), B,
+                                        reinterpret_cast<const In*>(L.in + kb.in_off), R);
+          store(ka.out_off[0], A.result());
+          store(kb.out_off[0], B.result());
         }
+        o = b + 2 * half;
       }
-      for (; o < e; ++o, k.next()) store(k.out_off[0], reduce_one(L.in + k.in_off));
+      for (KeptWalker k(L, 0, o); o < e; ++o, k.next()) store(k.out_off[0], reduce_one(L.in + k.in_off));
     });
   }
 
