@@ -22,6 +22,7 @@
 #include "backends/cpu/kernels/reduce_walk.h"
 #include "backends/cpu/sort_stubs.h"
 #include "core/dtype_dispatch.h"
+#include "core/scratch.h"
 
 namespace ember::cpu {
 namespace isa_Default {
@@ -162,9 +163,8 @@ void select_smallest(Item<K>* a, Item<K>* tmp, int64_t n, int64_t k) {
 // Scratch of 2n items per thread, reused across rows.
 template <typename K>
 struct Scratch {
-  std::unique_ptr<Item<K>[]> a, b;
-  explicit Scratch(int64_t n) : a(new Item<K>[static_cast<size_t>(std::max<int64_t>(n, 1))]),
-                                b(new Item<K>[static_cast<size_t>(std::max<int64_t>(n, 1))]) {}
+  ScratchArray<Item<K>> a, b;
+  explicit Scratch(int64_t n) : a(n), b(n) {}
 };
 
 template <typename F>
@@ -351,7 +351,7 @@ void quantile_typed(const SortRows& s, const double* q, int64_t nq, Interpolatio
     EMBER_FAIL(RuntimeError, "quantile() input tensor must be either float or double dtype");
   } else {
     for_rows(s, [&](int64_t b, int64_t e) {
-      std::vector<T> buf(static_cast<size_t>(s.n));
+      ScratchArray<T> buf(s.n);
       for (int64_t r = b; r < e; ++r) {
         const T* x = reinterpret_cast<const T*>(s.in) + r * s.n;
         int64_t m = 0;
@@ -360,7 +360,7 @@ void quantile_typed(const SortRows& s, const double* q, int64_t nq, Interpolatio
           if (x[i] != x[i]) has_nan = true;
           else buf[static_cast<size_t>(m++)] = x[i];
         }
-        std::sort(buf.begin(), buf.begin() + m);
+        std::sort(buf.get(), buf.get() + m);
         T* out = reinterpret_cast<T*>(s.values);
         for (int64_t j = 0; j < nq; ++j) {
           T& o = out[j * s.rows + r];
