@@ -1,12 +1,15 @@
-// Wall-time benchmarking of C++ callables, modelled on torch.utils.benchmark (PyTorch 1.8):
-// a Timer runs a callable in blocks of calls, with a warm-up and a fixed intra-op thread
-// count, and returns a Measurement of per-call times (median, IQR, significant figures, a
-// warning when the spread is large). The Python side (ember.utils.benchmark) adds Compare,
-// Fuzzer and instruction counts.
+// Benchmarking of C++ callables, modelled on torch.utils.benchmark (PyTorch 1.8) and matching
+// ember.utils.benchmark (Python) report for report:
+//   - Timer runs a callable in blocks of calls, with a warm-up and a fixed intra-op thread
+//     count, and returns a Measurement of per-call times (median, IQR, significant figures, a
+//     warning when the spread is large);
+//   - Compare lays many Measurements out as tables, character for character as Python's.
+// The Python side adds Fuzzer and instruction counts.
 //
 //   ember::benchmark::Timer timer([&] { ember::add(x, y); }, {.label = "add", .sub_label = "1 elem"});
 //   ember::benchmark::Measurement m = timer.blocked_autorange();
 //   std::string report = m.to_string();   // median, IQR, runs, threads, warnings
+//   ember::benchmark::Compare({m, ...}).print();
 #pragma once
 
 #include <cstdint>
@@ -81,6 +84,44 @@ class Measurement {
 
 // The unit ("ns", "us", "ms", "s") in which `seconds` reads as 1 to 999, and its scale.
 std::pair<const char*, double> select_unit(double seconds);
+// x rounded to n significant figures (3.14159, 2 -> 3.1); ValueError if n < 1.
+double trim_sigfig(double x, int n);
+
+// Tables of Measurements, as torch.utils.benchmark.Compare lays them out (and, for equal
+// measurements, the same text as ember.utils.benchmark.Compare): one table per label; rows
+// are sub_labels (else stmts) in blocks of equal thread count (and env, when measurements
+// differ in it); columns are descriptions. Replicates are merged first (Measurement::merge).
+//
+//   ember::benchmark::Compare compare(measurements);
+//   compare.trim_significant_figures();
+//   compare.colorize(/*rowwise=*/true);
+//   compare.print();
+class Compare {
+ public:
+  // ValueError on an empty list.
+  explicit Compare(std::vector<Measurement> results);
+
+  void extend_results(const std::vector<Measurement>& results);
+  // Rounds each cell to its measurement's significant figures.
+  void trim_significant_figures() { trim_significant_figures_ = true; }
+  // Colours cells (ANSI escapes) relative to the fastest of their column within a thread-count
+  // block, or of their row.
+  void colorize(bool rowwise = false) { colorize_ = rowwise ? Colorize::kRowwise : Colorize::kColumnwise; }
+  // Marks noisy cells with (! XX%), the IQR as a percentage of the median.
+  void highlight_warnings() { highlight_warnings_ = true; }
+
+  // The tables, separated by blank lines.
+  std::string to_string() const;
+  // to_string() and a newline, to stdout.
+  void print() const;
+
+ private:
+  enum class Colorize { kNone, kColumnwise, kRowwise };
+  std::vector<Measurement> results_;
+  bool trim_significant_figures_ = false;
+  bool highlight_warnings_ = false;
+  Colorize colorize_ = Colorize::kNone;
+};
 
 // Every member has an initializer so that designated initializers may name any subset.
 struct TimerOptions {
