@@ -13,6 +13,7 @@
 #include "backends/cpu/stubs.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "ops/iter.h"
 
 namespace ember {
 namespace {
@@ -229,13 +230,6 @@ Tensor index_kernel(const Tensor& self, ArrayRef<std::optional<Tensor>> indices)
   EMBER_CHECK(self.is_cpu(), NotImplementedError, "index(): no kernel for device ", self.device());
   run_index_loop(p, out, /*self_is_dst=*/false, false);
   return out;
-}
-
-// True when some element of `t` is reachable through two index tuples.
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
-  return false;
 }
 
 // Whether the memory spans of two views of one storage intersect.

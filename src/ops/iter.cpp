@@ -69,12 +69,6 @@ bool partial_overlap(const Tensor& a, const Tensor& b) {
   return alo <= bhi && blo <= ahi;
 }
 
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
-  return false;
-}
-
 }  // namespace
 
 ElementwiseIter::ElementwiseIter(const char* op, Tensor out, std::initializer_list<Tensor> inputs,

@@ -80,4 +80,13 @@ class ElementwiseIter {
 // in-place and out= ops do): no float into int, no complex into real.
 bool can_cast(ScalarType from, ScalarType to);
 
+// True when some element of `t` is reachable through two index tuples (a stride-0 dim of
+// size > 1), so that writing through it would race. One definition for index.cpp, iter.cpp
+// and shape.cpp, which a unity batch may combine.
+inline bool has_internal_overlap(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
+  return false;
+}
+
 }  // namespace ember

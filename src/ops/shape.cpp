@@ -13,6 +13,7 @@
 #include "backends/cpu/shape_stubs.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "ops/iter.h"
 
 namespace ember {
 namespace {
@@ -277,12 +278,6 @@ void triangle_into(const Tensor& self, Tensor& out, int64_t k, bool upper, bool 
   l.upper = upper;
   l.serial = serial;
   cpu::triangle_stub.get()(l);
-}
-
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
-  return false;
 }
 
 void check_matrix(const char* op, const Tensor& self) {

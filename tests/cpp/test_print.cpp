@@ -14,8 +14,10 @@ using namespace ember;
 
 namespace {
 
-constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+// Float constants under names of their own: ember_tests is a unity build, and test_util.h
+// has double kNaN and kInf.
+constexpr float kFloatNan = std::numeric_limits<float>::quiet_NaN();
+constexpr float kFloatInf = std::numeric_limits<float>::infinity();
 
 struct PrintCase {
   const char* name;
@@ -157,11 +159,11 @@ TEST(Print, MatchesTorchRepr) {
      R"E(tensor([-0., 0., 1.]))E"},
     {"neg_zero_frac", [] { return tensor({-0.f, 0.5f, -0.25f}); },
      R"E(tensor([-0.0000,  0.5000, -0.2500]))E"},
-    {"nan_inf", [] { return tensor({kNan, kInf, -kInf, 1.5f}); },
+    {"nan_inf", [] { return tensor({kFloatNan, kFloatInf, -kFloatInf, 1.5f}); },
      R"E(tensor([   nan,    inf,   -inf, 1.5000]))E"},
-    {"nan_int_mode", [] { return tensor({1.f, kNan, 100.f}); },
+    {"nan_int_mode", [] { return tensor({1.f, kFloatNan, 100.f}); },
      R"E(tensor([  1.,  nan, 100.]))E"},
-    {"all_nan", [] { return tensor({kNan, kNan}); },
+    {"all_nan", [] { return tensor({kFloatNan, kFloatNan}); },
      R"E(tensor([nan, nan]))E"},
     {"scalar_float", [] { return scalar_tensor(3.5); },
      R"E(tensor(3.5000))E"},
