@@ -3,8 +3,9 @@
 //   - Timer runs a callable in blocks of calls, with a warm-up and a fixed intra-op thread
 //     count, and returns a Measurement of per-call times (median, IQR, significant figures, a
 //     warning when the spread is large);
-//   - Compare lays many Measurements out as tables, character for character as Python's.
-// The Python side adds Fuzzer and instruction counts.
+//   - Compare lays many Measurements out as tables, character for character as Python's;
+//   - Fuzzer draws reproducible random parameters and tensors (UnaryOpFuzzer, ...).
+// The Python side adds instruction counts.
 //
 //   ember::benchmark::Timer timer([&] { ember::add(x, y); }, {.label = "add", .sub_label = "1 elem"});
 //   ember::benchmark::Measurement m = timer.blocked_autorange();
@@ -12,11 +13,25 @@
 //   ember::benchmark::Compare({m, ...}).print();
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+class Generator;
+}
+
+namespace ember::benchmark::detail {
+class FuzzerRng;  // the Fuzzer's own random stream (src/benchmark/fuzzer.cpp)
+}
 
 namespace ember::benchmark {
 
@@ -163,6 +178,222 @@ class Timer {
   std::function<void()> stmt_;
   std::function<void()> setup_;
   TaskSpec task_spec_;
+};
+
+// ---------------------------------------------------------------- Fuzzer
+// Reproducible random benchmark cases, as ember.utils.benchmark.Fuzzer: parameters drawn from
+// distributions, tensors built from them, constraints that reject a draw. The same seed gives
+// the same cases (tensor values included) on every run; the draws are not Python's.
+//
+//   ember::benchmark::Fuzzer fuzzer(
+//       {FuzzedParameter("n", 16, 4096, "loguniform"),
+//        FuzzedParameter("m", {{ParameterAlias{"n"}, 0.5}, {1, 0.5}})},  // broadcast half the time
+//       {FuzzedTensor("x", {"n", "n"}, {.probability_contiguous = 0.75, .max_elements = 1 << 22}),
+//        FuzzedTensor("y", {"n", "m"})},
+//       {[](const FuzzerParams& p) { return p.integer("n") % 2 == 0; }},
+//       /*seed=*/0);
+//   for (const FuzzerCase& c : fuzzer.take(10)) ember::add(c.tensors.at("x"), c.tensors.at("y"));
+
+// A parameter's value: an integer (sizes, steps, counts) or a real number.
+class ParamValue {
+ public:
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  ParamValue(T v) : value_(static_cast<int64_t>(v)) {}  // NOLINT: 3 converts to a value
+  template <std::floating_point T>
+  ParamValue(T v) : value_(static_cast<double>(v)) {}  // NOLINT
+
+  bool is_integer() const { return std::holds_alternative<int64_t>(value_); }
+  // TypeError for a real number: sizes must be integers.
+  int64_t to_int() const;
+  double to_double() const;
+  std::string to_string() const;
+  bool operator==(const ParamValue&) const = default;
+
+ private:
+  std::variant<int64_t, double> value_;
+};
+
+// A choice that takes the value of another parameter, e.g. {{ParameterAlias{"n"}, 0.5}, {1, 0.5}}
+// for a size that broadcasts half of the time.
+struct ParameterAlias {
+  std::string alias_to;
+};
+
+// One {value, probability} of an explicit distribution.
+struct FuzzedChoice {
+  FuzzedChoice(ParamValue value, double probability) : value(value), probability(probability) {}
+  FuzzedChoice(ParameterAlias alias, double probability)
+      : value(0), alias_to(std::move(alias.alias_to)), probability(probability) {}
+  ParamValue value;
+  std::string alias_to;  // non-empty: an alias, and `value` is unused
+  double probability;
+};
+
+class FuzzedParameter {
+ public:
+  // distribution "uniform": uniform on [minval, maxval], integers when both bounds are;
+  // "loguniform": uniform in log space, as an integer (sizes; minval > 0). ValueError otherwise.
+  FuzzedParameter(std::string name, ParamValue minval, ParamValue maxval, std::string distribution,
+                  bool strict = false);
+  // Explicit choices whose probabilities sum to 1 (values or ParameterAlias).
+  FuzzedParameter(std::string name, std::vector<FuzzedChoice> distribution, bool strict = false);
+
+  const std::string& name() const { return name_; }
+  // A strict parameter is drawn once per case and kept while the others are redrawn to meet
+  // the constraints, so that resampling does not skew its distribution.
+  bool strict() const { return strict_; }
+
+ private:
+  friend class Fuzzer;
+  std::string name_;
+  std::string distribution_;  // "uniform", "loguniform" or "choices"
+  ParamValue minval_ = 0, maxval_ = 0;
+  std::vector<FuzzedChoice> choices_;
+  std::vector<double> cumulative_;  // of the normalised choice probabilities
+  bool strict_;
+};
+
+// The drawn parameters of one case, by name.
+class FuzzerParams {
+ public:
+  // ValueError naming the parameter when there is none of that name; integer() raises
+  // TypeError for a real number.
+  const ParamValue& at(const std::string& name) const;
+  int64_t integer(const std::string& name) const;
+  double real(const std::string& name) const { return at(name).to_double(); }
+  bool contains(const std::string& name) const { return values_.count(name) != 0; }
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+  bool operator==(const FuzzerParams&) const = default;
+
+ private:
+  friend class Fuzzer;
+  std::map<std::string, ParamValue> values_;
+};
+
+// A size or step of a FuzzedTensor: a constant or the name of a parameter.
+class FuzzedDim {
+ public:
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  FuzzedDim(T size) : size_(static_cast<int64_t>(size)) {}  // NOLINT
+  FuzzedDim(const char* parameter) : parameter_(parameter) {}  // NOLINT
+  FuzzedDim(std::string parameter) : parameter_(std::move(parameter)) {}  // NOLINT
+
+  const std::string& parameter() const { return parameter_; }  // empty for a constant
+  int64_t size() const { return size_; }
+
+ private:
+  int64_t size_ = 0;
+  std::string parameter_;
+};
+
+// Builds a tensor of `size` and `dtype` for a case (Fuzzer's default: rand for floating and
+// complex dtypes, randint(0, 2) for bool, randint(1, 127) for integers), drawing from `gen`.
+using FuzzedTensorConstructor =
+    std::function<Tensor(IntArrayRef size, ScalarType dtype, const FuzzerParams& params, Generator& gen)>;
+
+// Every member has an initializer so that designated initializers may name any subset.
+struct FuzzedTensorOptions {
+  // Slice steps per dim (ints or parameter names): a tensor of size * steps is allocated and
+  // sliced, which makes it strided. Empty: no steps.
+  std::vector<FuzzedDim> steps = {};
+  // The chance of a contiguous layout; otherwise the dims are stored in a random order.
+  double probability_contiguous = 0.5;
+  // Cases outside these limits are redrawn.
+  std::optional<int64_t> min_elements = std::nullopt;
+  std::optional<int64_t> max_elements = std::nullopt;
+  std::optional<int64_t> max_allocation_bytes = std::nullopt;  // before slicing for steps
+  // A parameter that truncates (or pads with 1s) size and steps to its value.
+  std::string dim_parameter = {};
+  ScalarType dtype = kFloat;
+  FuzzedTensorConstructor tensor_constructor = {};
+};
+
+class FuzzedTensor {
+ public:
+  // ValueError for a probability outside [0, 1], steps and size of different lengths, or
+  // min_elements > max_elements.
+  FuzzedTensor(std::string name, std::vector<FuzzedDim> size, FuzzedTensorOptions options = {});
+  const std::string& name() const { return name_; }
+
+ private:
+  friend class Fuzzer;
+  std::string name_;
+  std::vector<FuzzedDim> size_;
+  FuzzedTensorOptions options_;
+};
+
+// How a case's tensor was laid out.
+struct FuzzedTensorProperties {
+  int64_t numel = 0;
+  std::vector<int64_t> order;  // the order in which the dims are stored; 0, 1, ... when contiguous
+  std::vector<int64_t> steps;
+  bool is_contiguous = true;
+  ScalarType dtype = kFloat;
+};
+
+struct FuzzerCase {
+  std::map<std::string, Tensor> tensors;
+  std::map<std::string, FuzzedTensorProperties> properties;
+  FuzzerParams params;
+};
+
+class Fuzzer {
+ public:
+  using Constraint = std::function<bool(const FuzzerParams&)>;
+  // Parameter sets drawn per case before the constraints are deemed impossible.
+  static constexpr int kMaxTries = 1000;
+
+  // ValueError for duplicate names (among parameters, among tensors, or between the two),
+  // aliases, sizes, steps or dim_parameters that name no parameter, or a negative seed. No seed:
+  // a random one (see seed()).
+  Fuzzer(std::vector<FuzzedParameter> parameters, std::vector<FuzzedTensor> tensors,
+         std::vector<Constraint> constraints = {}, std::optional<int64_t> seed = std::nullopt);
+
+  // The first n cases of the seed (each take starts from the seed again). ValueError if n < 0,
+  // or when kMaxTries draws for a case all break a constraint or a tensor's limits.
+  std::vector<FuzzerCase> take(int64_t n);
+  // The same cases, one at a time, so that only one case's tensors are alive at once.
+  void take(int64_t n, const std::function<void(FuzzerCase&)>& fn);
+
+  int64_t seed() const { return seed_; }
+  // Rejected draws / all draws so far.
+  double rejection_rate() const;
+
+ private:
+  // A draw of every parameter, aliases resolved, that meets the constraints and limits.
+  FuzzerParams draw_params(detail::FuzzerRng& rng);
+  static std::pair<Tensor, FuzzedTensorProperties> make_tensor(const FuzzedTensor& spec, const FuzzerParams& params,
+                                                               detail::FuzzerRng& rng, Generator& gen);
+
+  std::vector<FuzzedParameter> parameters_;
+  std::vector<FuzzedTensor> tensors_;
+  std::vector<Constraint> constraints_;
+  int64_t seed_;
+  int64_t rejections_ = 0;
+  int64_t total_generated_ = 0;
+};
+
+// Ready-made fuzzers (torch.utils.benchmark.op_fuzzers): each case is a 1- to 3-d tensor x of
+// 4 Ki to 32 Mi elements, with sizes that are arbitrary or powers of two, sometimes strided
+// or not contiguous; at most 1 GiB is allocated per tensor.
+class UnaryOpFuzzer : public Fuzzer {
+ public:
+  explicit UnaryOpFuzzer(int64_t seed, ScalarType dtype = kFloat);
+};
+
+// x and y, where each dim of y is x's or 1 (so that some cases broadcast).
+class BinaryOpFuzzer : public Fuzzer {
+ public:
+  explicit BinaryOpFuzzer(int64_t seed, ScalarType dtype = kFloat);
+};
+
+// x with sizes that are products of 2, 3 and 5 (FFT-friendly, 16 < n <= 16 Ki) with
+// probability probability_regular; the dims parameter is "ndim".
+class SpectralOpFuzzer : public Fuzzer {
+ public:
+  explicit SpectralOpFuzzer(int64_t seed, ScalarType dtype = kDouble, double probability_regular = 1.0);
 };
 
 }  // namespace ember::benchmark
