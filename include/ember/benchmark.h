@@ -3,9 +3,8 @@
 //   - Timer runs a callable in blocks of calls, with a warm-up and a fixed intra-op thread
 //     count, and returns a Measurement of per-call times (median, IQR, significant figures, a
 //     warning when the spread is large);
-//   - Compare lays many Measurements out as tables, character for character as Python's;
-//   - Fuzzer draws reproducible random parameters and tensors (UnaryOpFuzzer, ...).
-// The Python side adds instruction counts.
+//   - Compare lays many Measurements out as tables, character for character as Python's.
+// The Python side adds Fuzzer and instruction counts.
 //
 //   ember::benchmark::Timer timer([&] { ember::add(x, y); }, {.label = "add", .sub_label = "1 elem"});
 //   ember::benchmark::Measurement m = timer.blocked_autorange();
@@ -138,6 +137,95 @@ class Compare {
   Colorize colorize_ = Colorize::kNone;
 };
 
+// ---------------------------------------------------------------- instruction counts
+// Instruction counts of one function, as callgrind_annotate names it:
+// "file:function [object]" ("???" for a file without debug information).
+struct FunctionCount {
+  int64_t count = 0;
+  std::string function;
+  bool operator==(const FunctionCount&) const = default;
+};
+
+// Per-function instruction counts, largest first (as ember.utils.benchmark.FunctionCounts).
+// Inclusive counts contain those of the callees (hot spots); exclusive ones only the
+// function's own instructions (better for diffs).
+class FunctionCounts {
+ public:
+  FunctionCounts() = default;
+  // Sorted by count, then by name, both descending.
+  FunctionCounts(std::vector<FunctionCount> counts, bool inclusive);
+
+  bool inclusive() const { return inclusive_; }
+  size_t size() const { return data_.size(); }
+  bool empty() const { return data_.empty(); }
+  const FunctionCount& operator[](size_t i) const { return data_[i]; }
+  std::vector<FunctionCount>::const_iterator begin() const { return data_.begin(); }
+  std::vector<FunctionCount>::const_iterator end() const { return data_.end(); }
+
+  int64_t sum() const;
+  // Per function; `a - b` is the change from b to a. Functions whose counts become 0 are
+  // dropped. ValueError when one side is inclusive and the other is not.
+  FunctionCounts operator+(const FunctionCounts& other) const;
+  FunctionCounts operator-(const FunctionCounts& other) const;
+  // Each count times `factor`, truncated toward zero.
+  FunctionCounts operator*(double factor) const;
+  // The functions for which keep(name) is true.
+  FunctionCounts filter(const std::function<bool(const std::string&)>& keep) const;
+  // Renames every function; functions that map to one name are summed.
+  FunctionCounts transform(const std::function<std::string(const std::string&)>& rename) const;
+  // Drops functions whose counts vary between identical runs, and entries below min_count in
+  // absolute value. Noise is the OpenMP runtime's waiting for work (with several threads) and,
+  // in a Python process (ember.utils.benchmark's denoise), CPython's dict and type lookups,
+  // small-object allocator and garbage collector.
+  FunctionCounts denoise(int64_t min_count = 0) const;
+
+  // One "  count  function" line each (long names shortened in the middle to fit linewidth;
+  // more than 18 rows show the first and last 9), then the total of exclusive counts.
+  std::string to_string(int linewidth = 80, bool truncate_rows = true) const;
+
+ private:
+  FunctionCounts merge(const FunctionCounts& other, int sign) const;
+  std::vector<FunctionCount> data_;
+  bool inclusive_ = false;
+};
+
+// The instruction counts of number_per_run calls of a statement, and of as many calls of an
+// empty one (the baseline: the loop itself), from Timer::collect_callgrind.
+struct CallgrindStats {
+  TaskSpec task_spec;
+  int64_t number_per_run = 0;
+  FunctionCounts baseline_inclusive_stats;
+  FunctionCounts baseline_exclusive_stats;
+  FunctionCounts stmt_inclusive_stats;
+  FunctionCounts stmt_exclusive_stats;
+
+  // Per-function counts of the statement's calls.
+  const FunctionCounts& stats(bool inclusive = false) const {
+    return inclusive ? stmt_inclusive_stats : stmt_exclusive_stats;
+  }
+  // The total instructions of the measured loop.
+  int64_t counts(bool denoise = false) const;
+  // Per-function change from `other` (the baseline) to these counts.
+  FunctionCounts delta(const CallgrindStats& other, bool inclusive = false) const;
+  // Strips directories from source files and objects in function names, so that builds in
+  // different directories can be diffed.
+  CallgrindStats as_standardized() const;
+  // As the Python repr:
+  //   <ember::benchmark::CallgrindStats>
+  //   add
+  //                              All          Noisy symbols removed
+  //       Instructions:       212345                     212345
+  //       Baseline:             1500                       1500
+  //   100 runs per measurement, 1 thread
+  std::string to_string() const;
+};
+
+// Per-function counts (event Ir) of a callgrind output file, read as
+// `callgrind_annotate --inclusive=yes|no` reads it, names included, except that a call in
+// progress when collection started is not also counted as the caller's own instructions.
+// RuntimeError if the file cannot be read or is not callgrind output.
+FunctionCounts read_callgrind_out(const std::string& path, bool inclusive);
+
 // Every member has an initializer so that designated initializers may name any subset.
 struct TimerOptions {
   std::function<void()> setup = {};  // runs before each timed block, untimed
@@ -165,6 +253,16 @@ class Timer {
   Measurement adaptive_autorange(double threshold = 0.1, double min_run_time = 0.01,
                                  double max_run_time = 10.0,
                                  const std::function<void(int64_t, double)>& callback = {});
+
+  // Instruction counts of `number` calls (after setup and a warm-up of min(number, 10) calls)
+  // and, with collect_baseline, of `number` calls of an empty callable, with valgrind's
+  // callgrind. Unlike times, counts repeat from run to run (within a fraction of a percent).
+  // The program itself must run under
+  //   valgrind --tool=callgrind --collect-atstart=no --instr-atstart=no <program> [args]
+  // with callgrind's default output file name (callgrind.out.<pid> in the directory the
+  // program started in, where the dumps of each call are read and removed); elsewhere
+  // RuntimeError says so.
+  CallgrindStats collect_callgrind(int64_t number = 100, bool collect_baseline = true);
 
   const TaskSpec& task_spec() const { return task_spec_; }
 

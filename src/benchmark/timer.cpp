@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 
+#include "benchmark/timer_support.h"
 #include "ember/benchmark.h"
 #include "ember/error.h"
 #include "ember/parallel.h"
@@ -13,43 +14,9 @@ namespace ember::benchmark {
 
 namespace {
 
-// Sets the intra-op thread count for a scope and restores the previous one.
-class ThreadGuard {
- public:
-  explicit ThreadGuard(int n) : prior_(get_num_threads()) { set_num_threads(n); }
-  ThreadGuard(const ThreadGuard&) = delete;
-  ThreadGuard& operator=(const ThreadGuard&) = delete;
-  ~ThreadGuard() { set_num_threads(prior_); }
-
- private:
-  int prior_;
-};
-
 void check_time(const char* method, const char* name, double v) {
   EMBER_CHECK(std::isfinite(v) && v > 0, ValueError, method, ": ", name,
               " must be a positive number of seconds, got ", v);
-}
-
-// Rethrows the exception in flight with the statement's name in the message. Ember errors
-// keep their class; other std::exceptions become a RuntimeError with the original nested
-// (std::rethrow_if_nested recovers it); anything else passes through unchanged.
-[[noreturn]] void rethrow_with_context(const TaskSpec& spec, const char* what_ran) {
-  std::string prefix = std::string("Timer: ") + what_ran + " of '" + spec.title() + "' raised: ";
-  try {
-    throw;
-  } catch (const IndexError& e) {
-    throw IndexError(prefix + e.what());
-  } catch (const ValueError& e) {
-    throw ValueError(prefix + e.what());
-  } catch (const TypeError& e) {
-    throw TypeError(prefix + e.what());
-  } catch (const NotImplementedError& e) {
-    throw NotImplementedError(prefix + e.what());
-  } catch (const Error& e) {
-    throw RuntimeError(prefix + e.what());
-  } catch (const std::exception& e) {
-    std::throw_with_nested(RuntimeError(prefix + e.what()));
-  }
 }
 
 }  // namespace
@@ -69,7 +36,7 @@ double Timer::time_block(int64_t number) {
     try {
       setup_();
     } catch (...) {
-      rethrow_with_context(task_spec_, "setup");
+      detail::rethrow_with_context(task_spec_, "setup");
     }
   }
   clock::time_point t0, t1;
@@ -78,7 +45,7 @@ double Timer::time_block(int64_t number) {
     for (int64_t i = 0; i < number; ++i) stmt_();
     t1 = clock::now();
   } catch (...) {
-    rethrow_with_context(task_spec_, "statement");
+    detail::rethrow_with_context(task_spec_, "statement");
   }
   // No real statement takes under a nanosecond; this also keeps ratios finite.
   return std::max(std::chrono::duration<double>(t1 - t0).count(), 1e-9);
@@ -87,7 +54,7 @@ double Timer::time_block(int64_t number) {
 Measurement Timer::timeit(int64_t number) {
   EMBER_CHECK(number >= 1, ValueError, "timeit: number must be a positive integer, got ",
               static_cast<long long>(number));
-  ThreadGuard threads(task_spec_.num_threads);
+  detail::ThreadGuard threads(task_spec_.num_threads);
   time_block(std::max<int64_t>(number / 100, 2));  // warm-up
   return Measurement(number, {time_block(number)}, task_spec_);
 }
@@ -125,7 +92,7 @@ std::vector<double> Timer::measure(int64_t number, double min_run_time, double m
 
 Measurement Timer::blocked_autorange(double min_run_time, const std::function<void(int64_t, double)>& callback) {
   check_time("blocked_autorange", "min_run_time", min_run_time);
-  ThreadGuard threads(task_spec_.num_threads);
+  detail::ThreadGuard threads(task_spec_.num_threads);
   int64_t number = estimate_block_size(min_run_time);
   auto times = measure(number, min_run_time, 0, [](const std::vector<double>&) { return true; }, callback);
   return Measurement(number, std::move(times), task_spec_);
@@ -139,7 +106,7 @@ Measurement Timer::adaptive_autorange(double threshold, double min_run_time, dou
   check_time("adaptive_autorange", "max_run_time", max_run_time);
   EMBER_CHECK(max_run_time >= min_run_time, ValueError, "adaptive_autorange: max_run_time (", max_run_time,
               ") is less than min_run_time (", min_run_time, ")");
-  ThreadGuard threads(task_spec_.num_threads);
+  detail::ThreadGuard threads(task_spec_.num_threads);
   int64_t number = estimate_block_size(0.05);
   auto stop = [&](const std::vector<double>& times) {
     return times.size() > 3 && Measurement(number, times, task_spec_).meets_confidence(threshold);
