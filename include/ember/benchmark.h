@@ -3,8 +3,11 @@
 //   - Timer runs a callable in blocks of calls, with a warm-up and a fixed intra-op thread
 //     count, and returns a Measurement of per-call times (median, IQR, significant figures, a
 //     warning when the spread is large);
-//   - Compare lays many Measurements out as tables, character for character as Python's.
-// The Python side adds Fuzzer and instruction counts.
+//   - Compare lays many Measurements out as tables, character for character as Python's;
+//   - Fuzzer draws reproducible random parameters and tensors (UnaryOpFuzzer, ...);
+//   - Timer::collect_callgrind counts instructions (FunctionCounts, CallgrindStats) when the
+//     program runs under valgrind's callgrind.
+// Usage: docs/BENCHMARKING.md.
 //
 //   ember::benchmark::Timer timer([&] { ember::add(x, y); }, {.label = "add", .sub_label = "1 elem"});
 //   ember::benchmark::Measurement m = timer.blocked_autorange();

@@ -8,6 +8,7 @@
 
 #include "ember/benchmark.h"
 #include "ember/error.h"
+#include "ember/ops.h"
 #include "test_util.h"
 
 using ember::benchmark::Compare;
@@ -243,6 +244,29 @@ TEST(BenchmarkCompare, SubNanosecondTimesFormatLikePython) {
             "      b  |  0.0000000005\n"
             "\n"
             "Times are in seconds (s).\n");
+}
+
+TEST(BenchmarkCompare, DocsExample) {
+  // The Compare example of docs/BENCHMARKING.md ("## C++").
+  std::vector<ember::benchmark::Measurement> results;
+  for (int64_t n : {1000, 100000}) {
+    ember::Tensor x = ember::randn({n});
+    std::string size = "n=" + std::to_string(n);
+    results.push_back(ember::benchmark::Timer([&] { ember::exp(x); },
+                                              {.label = "unary", .sub_label = "exp", .description = size})
+                          .blocked_autorange(0.05));
+    results.push_back(ember::benchmark::Timer([&] { ember::sin(x); },
+                                              {.label = "unary", .sub_label = "sin", .description = size})
+                          .blocked_autorange(0.05));
+  }
+  ember::benchmark::Compare compare(results);
+  compare.trim_significant_figures();
+  compare.colorize(/*rowwise=*/true);
+  std::string text = compare.to_string();
+  EXPECT_EQ(text.rfind("[-", 0), 0u) << text;
+  for (const char* part : {" unary ", "n=1000", "n=100000", "1 threads: ", "      exp  |", "      sin  |", "\033[92m"})
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  EXPECT_NE(text.find("\n\nTimes are in "), std::string::npos) << text;
 }
 
 }  // namespace compare_test

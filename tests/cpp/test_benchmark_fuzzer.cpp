@@ -344,4 +344,26 @@ TEST(BenchmarkFuzzer, ReadyMadeFuzzers) {
                                   "probability_regular must be in [0, 1], got 1.5");
 }
 
+TEST(BenchmarkFuzzer, DocsExample) {
+  // The Fuzzer example of docs/BENCHMARKING.md ("## C++").
+  Fuzzer fuzzer(
+      {FuzzedParameter("n", 16, 4096, "loguniform"),
+       FuzzedParameter("m", {{ParameterAlias{"n"}, 0.5}, {1, 0.5}})},  // broadcast half the time
+      {FuzzedTensor("x", {"n", "n"}, {.probability_contiguous = 0.75, .max_elements = 1 << 22}),
+       FuzzedTensor("y", {"n", "m"})},
+      {[](const FuzzerParams& p) { return p.integer("n") % 2 == 0; }},
+      /*seed=*/0);
+  int cases = 0;
+  fuzzer.take(10, [&](FuzzerCase& c) {  // one case at a time; take(10) returns all ten
+    Tensor sum = ember::add(c.tensors.at("x"), c.tensors.at("y"));
+    int64_t n = c.params.integer("n");
+    EXPECT_EQ(n % 2, 0);
+    EXPECT_LE(n * n, 1 << 22);
+    EXPECT_TRUE(c.params.integer("m") == n || c.params.integer("m") == 1);
+    EXPECT_EQ(shape_of(sum), (std::vector<int64_t>{n, n}));
+    ++cases;
+  });
+  EXPECT_EQ(cases, 10);
+}
+
 }  // namespace fuzzer_test
