@@ -186,22 +186,23 @@ struct ProdOp {
 };
 
 // all (IsAnd) and any: the truth of each element (NaN is true), as 0 or 1 into a bool or a
-// uint8 output (one byte either way, so one instantiation serves both).
+// uint8 output (one byte either way, so one instantiation serves both). The truths are kept
+// as bytes combined with & and | (not bool's && and ||), which GCC vectorizes.
 template <typename In, bool IsAnd>
 struct BoolOp {
   using in_t = In;
-  using acc_t = bool;
+  using acc_t = uint8_t;
   using out_t = uint8_t;
   static constexpr bool kCascade = false;
   static constexpr bool kVec = false;
-  static bool identity() { return IsAnd; }
-  static bool load(In x) { return convert<bool>(x); }
-  static bool combine(bool a, bool b) { return IsAnd ? (a && b) : (a || b); }
+  static uint8_t identity() { return IsAnd ? 1 : 0; }
+  static uint8_t load(In x) { return convert<bool>(x) ? 1 : 0; }
+  static uint8_t combine(uint8_t a, uint8_t b) { return IsAnd ? (a & b) : (a | b); }
   template <typename V>
   static V vmap(V v) { return v; }
   template <typename V>
   static V vcombine(V a, V b) { return IsAnd ? (a & b) : (a | b); }
-  static uint8_t finish(bool a, int64_t) { return a ? 1 : 0; }
+  static uint8_t finish(uint8_t a, int64_t) { return a; }
 };
 
 template <typename In>
