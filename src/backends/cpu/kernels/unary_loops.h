@@ -32,8 +32,7 @@ constexpr int64_t kStreamBytes = int64_t(32) << 20;
 constexpr int64_t kChunk = 256;  // elements gathered per strided or converted block
 
 inline bool stream_output(const ElementwiseIter& it) {
-  static const int64_t limit = getenv("EMBER_TMP_STREAM") ? atoll(getenv("EMBER_TMP_STREAM")) : kStreamBytes;  // TMP
-  return it.numel() * static_cast<int64_t>(it.operand(0).element_size()) >= limit;
+  return it.numel() * static_cast<int64_t>(it.operand(0).element_size()) >= kStreamBytes;
 }
 
 // When the output sits just above the input modulo 4 KiB, each store makes the CPU suspect
