@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "ember/array_ref.h"
 #include "ember/dispatch_key.h"
@@ -9,6 +10,11 @@
 #include "ember/storage.h"
 
 namespace ember {
+
+// What autograd keeps on a tensor (requires_grad, grad, grad_fn); defined by autograd.
+struct AutogradMetaBase {
+  virtual ~AutogradMetaBase() = default;
+};
 
 class TensorImpl : public RefCounted {
  public:
@@ -46,6 +52,9 @@ class TensorImpl : public RefCounted {
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
 
+  AutogradMetaBase* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaBase> m) { autograd_meta_ = std::move(m); }
+
   void add_keys(DispatchKeySet ks) { key_set_ = key_set_ | ks; }
   void remove_keys(DispatchKeySet ks) { key_set_ = key_set_ - ks; }
 
@@ -61,6 +70,7 @@ class TensorImpl : public RefCounted {
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
   DispatchKeySet key_set_;
+  std::unique_ptr<AutogradMetaBase> autograd_meta_;
 };
 
 // Strides of a C-contiguous tensor of these sizes.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "autograd/view.h"
 #include "backends/cpu/shape_stubs.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
@@ -38,7 +39,9 @@ int64_t checked_add(int64_t a, int64_t b) {
 Tensor strided_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto impl = Ref<TensorImpl>::make(base.storage(), base.dtype(), sizes, strides, offset);
   impl->add_keys(base.key_set());
-  return Tensor(std::move(impl));
+  Tensor view(std::move(impl));
+  if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);
+  return view;
 }
 
 void check_cpu_or_meta(const char* op, const Tensor& t) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/view.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -19,7 +20,9 @@ namespace {
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto impl = Ref<TensorImpl>::make(base.storage(), base.dtype(), sizes, strides, offset);
   impl->add_keys(base.key_set());
-  return Tensor(std::move(impl));
+  Tensor view(std::move(impl));
+  if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);
+  return view;
 }
 
 // Resolves one -1 in a requested shape; RuntimeError if the element count cannot match.

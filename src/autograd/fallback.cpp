@@ -1,0 +1,375 @@
+// The Autograd layer: one boxed kernel that serves every op (registered as the Autograd
+// key's fallback). It runs the op below the layer and records an OpBackward node holding the
+// op's registered derivative formula and what that formula saves. Views, made outside the
+// dispatcher, record a ViewBackward node instead (record_view).
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <unordered_map>
+
+#include "autograd/meta.h"
+#include "autograd/view.h"
+#include "ember/dispatch.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+
+// ---------------------------------------------------------------- registry
+namespace {
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::unordered_map<std::string, Derivative>& registry() {
+  static auto* m = new std::unordered_map<std::string, Derivative>();
+  return *m;
+}
+}  // namespace
+
+void register_derivative(const std::string& op, Derivative d) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  registry()[op] = std::move(d);
+}
+
+namespace {
+const Derivative* find_derivative(const std::string& op) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto it = registry().find(op);
+  return it == registry().end() ? nullptr : &it->second;
+}
+// "mul_.Tensor" -> "mul.Tensor": an in-place op differentiates like its functional form.
+std::string functional_name(const std::string& op) {
+  const size_t dot = op.find('.');
+  std::string base = op.substr(0, dot);
+  if (!base.empty() && base.back() == '_') base.pop_back();
+  return dot == std::string::npos ? base : base + op.substr(dot);
+}
+// "max_pool2d.out" -> "MaxPool2DBackward0"
+std::string node_name(const std::string& op) {
+  std::string base = functional_name(op);
+  base = base.substr(0, base.find('.'));
+  std::string r;
+  bool up = true;
+  for (char c : base) {
+    if (c == '_') { up = true; continue; }
+    r += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return r + "Backward0";
+}
+}  // namespace
+
+bool has_derivative(const std::string& op) {
+  return find_derivative(op) != nullptr || find_derivative(functional_name(op)) != nullptr;
+}
+
+Tensor sum_to(const Tensor& g, IntArrayRef sizes) {
+  if (g.sizes() == sizes) return g;
+  const int64_t lead = g.dim() - static_cast<int64_t>(sizes.size());
+  EMBER_CHECK(lead >= 0, RuntimeError, "sum_to: gradient of shape ", g.sizes(), " cannot be summed to ", sizes);
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t gs = g.sizes()[lead + static_cast<int64_t>(i)];
+    if (sizes[i] == 1 && gs != 1) dims.push_back(lead + static_cast<int64_t>(i));
+    else EMBER_CHECK(sizes[i] == gs, RuntimeError, "sum_to: gradient of shape ", g.sizes(),
+                     " does not broadcast from ", sizes);
+  }
+  Tensor r = dims.empty() ? g : sum(g, dims, /*keepdim=*/true);
+  return lead > 0 || r.sizes() != sizes ? r.reshape(sizes) : r;
+}
+
+// ---------------------------------------------------------------- the op's node
+struct InputMeta {
+  DimVector sizes;
+  ScalarType dtype;
+};
+
+class SavedOp {
+ public:
+  const OpEntry* op = nullptr;
+  std::vector<IValue> args;           // non-tensor arguments as passed (tensors: None)
+  std::vector<SavedTensor> saved;     // per argument: the saved tensors
+  std::vector<Tensor> unpacked;       // per argument, during apply
+  std::vector<int> first_slot;        // per argument: its first slot, or -1
+  std::vector<InputMeta> inputs;      // per slot
+  std::vector<bool> needs;            // per slot
+  std::vector<SavedTensor> results;   // when the formula saves them
+  std::vector<Tensor> unpacked_results;
+  std::vector<InputMeta> outputs;     // per result
+};
+
+const Tensor& BackwardContext::tensor(size_t arg) const {
+  EMBER_INTERNAL_ASSERT(arg < op.unpacked.size() && op.saved[arg].defined(), "derivative of ", op.op->name(),
+                        " reads argument ", arg, ", which it does not save");
+  return op.unpacked[arg];
+}
+Scalar BackwardContext::scalar(size_t arg) const {
+  const IValue& v = op.args[arg];
+  if (v.holds<Scalar>()) return std::get<Scalar>(v.value());
+  if (v.holds<double>()) return Scalar(std::get<double>(v.value()));
+  if (v.holds<int64_t>()) return Scalar(std::get<int64_t>(v.value()));
+  if (v.holds<bool>()) return Scalar(std::get<bool>(v.value()));
+  EMBER_FAIL(RuntimeError, "derivative of ", op.op->name(), ": argument ", arg, " is not a number");
+}
+int64_t BackwardContext::int_arg(size_t arg) const { return std::get<int64_t>(op.args[arg].value()); }
+bool BackwardContext::bool_arg(size_t arg) const { return std::get<bool>(op.args[arg].value()); }
+std::vector<int64_t> BackwardContext::int_list(size_t arg) const {
+  const IValue& v = op.args[arg];
+  if (v.holds<int64_t>()) return {std::get<int64_t>(v.value())};
+  return std::get<std::vector<int64_t>>(v.value());
+}
+bool BackwardContext::is_none(size_t arg) const { return op.args[arg].is_none() && op.first_slot[arg] < 0; }
+std::optional<std::string> BackwardContext::string_arg(size_t arg) const {
+  if (op.args[arg].is_none()) return std::nullopt;
+  return std::get<std::string>(op.args[arg].value());
+}
+std::optional<ScalarType> BackwardContext::dtype_arg(size_t arg) const {
+  if (op.args[arg].is_none()) return std::nullopt;
+  return std::get<ScalarType>(op.args[arg].value());
+}
+const Tensor& BackwardContext::result(size_t i) const {
+  EMBER_INTERNAL_ASSERT(i < op.unpacked_results.size(), "derivative of ", op.op->name(), " reads a result it does not save");
+  return op.unpacked_results[i];
+}
+bool BackwardContext::needs_grad(size_t slot) const { return slot < op.needs.size() && op.needs[slot]; }
+IntArrayRef BackwardContext::input_sizes(size_t slot) const { return op.inputs[slot].sizes; }
+ScalarType BackwardContext::input_dtype(size_t slot) const { return op.inputs[slot].dtype; }
+size_t BackwardContext::num_slots() const { return op.inputs.size(); }
+
+namespace {
+
+// A gradient made to fit its input: summed over broadcast dims, real part for a real input,
+// the input's dtype.
+Tensor fit_grad(const Tensor& g, const InputMeta& in, const std::string& op) {
+  Tensor r = g;
+  if (r.sizes() != IntArrayRef(in.sizes)) r = sum_to(r, in.sizes);
+  if (r.is_complex() && !is_complex(in.dtype)) r = r.real();
+  if (r.dtype() != in.dtype) r = r.to(in.dtype);
+  EMBER_INTERNAL_ASSERT(r.sizes() == IntArrayRef(in.sizes), "derivative of ", op, " returned shape ", g.sizes(),
+                        " for an input of shape ", in.sizes);
+  return r;
+}
+
+class OpBackward : public Node {
+ public:
+  OpBackward(SavedOp s, const Derivative* d) : s_(std::move(s)), d_(d), name_(node_name(s_.op->name())) {}
+  std::string name() const override { return name_; }
+
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
+    EMBER_CHECK(d_, NotImplementedError, "the derivative for '", s_.op->name(), "' is not implemented.");
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (!grads[i].defined() && i < s_.outputs.size())
+        grads[i] = zeros(s_.outputs[i].sizes, s_.outputs[i].dtype);
+    auto self = shared_from_this();
+    s_.unpacked.assign(s_.saved.size(), Tensor());
+    for (size_t a = 0; a < s_.saved.size(); ++a) s_.unpacked[a] = s_.saved[a].unpack(self, name_.c_str());
+    s_.unpacked_results.clear();
+    for (const SavedTensor& r : s_.results) s_.unpacked_results.push_back(r.unpack(self, name_.c_str()));
+    std::vector<Tensor> out = d_->formula(BackwardContext{s_}, grads);
+    s_.unpacked.clear();
+    s_.unpacked_results.clear();
+    out.resize(s_.inputs.size());
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (!s_.needs[k]) out[k] = Tensor();
+      else if (out[k].defined()) out[k] = fit_grad(out[k], s_.inputs[k], s_.op->name());
+    }
+    return out;
+  }
+  void save_results(const std::vector<Tensor>& results) {
+    for (const Tensor& r : results) s_.results.emplace_back(r, true, nullptr);
+  }
+  void release_saved() override {
+    for (SavedTensor& t : s_.saved)
+      if (t.defined()) t.release();
+    for (SavedTensor& t : s_.results) t.release();
+  }
+
+ private:
+  SavedOp s_;
+  const Derivative* d_;
+  std::string name_;
+};
+
+template <typename F>
+void for_each_tensor(Stack& stack, size_t n, F&& f) {
+  for (size_t i = 0; i < n && i < stack.size(); ++i) {
+    if (stack[i].is_tensor()) f(i, stack[i].tensor());
+    else if (stack[i].is_tensor_list())
+      for (const Tensor& t : stack[i].tensor_list()) f(i, t);
+  }
+}
+
+// A fresh result that takes no part in autograd drops the key it may have copied.
+void strip_key(const Tensor& t) {
+  if (t.defined() && !requires_grad(t)) t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+}
+
+void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
+  const auto& args = op.schema().arguments;
+  const size_t nargs = std::min(args.size(), stack.size());
+  bool any_requires = false;
+  for_each_tensor(stack, nargs, [&](size_t, const Tensor& t) { any_requires = any_requires || requires_grad(t); });
+  std::vector<size_t> written;
+  for (size_t i = 0; i < nargs; ++i)
+    if (args[i].is_write) written.push_back(i);
+  const bool record = any_requires && GradMode::is_enabled();
+
+  auto run_below = [&] {
+    ExcludeKeyGuard guard(DispatchKey::Autograd);
+    op.call_boxed(ks.remove(DispatchKey::Autograd), stack);
+  };
+  if (!record) {
+    run_below();
+    if (written.empty()) for_each_tensor(stack, stack.size(), [](size_t, const Tensor& t) { strip_key(t); });
+    return;
+  }
+
+  for (size_t w : written) {
+    EMBER_CHECK(!args[w].kwarg_only, RuntimeError, op.schema().name, "(): functions with out=... arguments don't "
+                "support automatic differentiation, but one of the arguments requires grad.");
+    const Tensor& t = stack[w].tensor();
+    EMBER_CHECK(!(is_leaf(t) && requires_grad(t)), RuntimeError,
+                "a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+  const Derivative* d = find_derivative(op.name());
+  if (!d && !written.empty()) d = find_derivative(functional_name(op.name()));
+
+  SavedOp s;
+  s.op = &op;
+  s.args.resize(nargs);
+  s.saved.resize(nargs);
+  s.first_slot.assign(nargs, -1);
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < nargs; ++i) {
+    if (!stack[i].is_tensor() && !stack[i].is_tensor_list()) {
+      s.args[i] = stack[i];
+      continue;
+    }
+    s.first_slot[i] = static_cast<int>(s.inputs.size());
+    auto add_slot = [&](const Tensor& t) {
+      s.inputs.push_back({t.defined() ? DimVector(t.sizes()) : DimVector(), t.defined() ? t.dtype() : kFloat});
+      Edge e = t.defined() && requires_grad(t) ? gradient_edge(t) : Edge{};
+      s.needs.push_back(e.valid());
+      edges.push_back(std::move(e));
+    };
+    if (stack[i].is_tensor()) add_slot(stack[i].tensor());
+    else for (const Tensor& t : stack[i].tensor_list()) add_slot(t);
+  }
+  if (d) {
+    for (size_t a : d->saves) {
+      if (a >= nargs || !stack[a].is_tensor()) continue;
+      const Tensor& t = stack[a].tensor();
+      const bool overwritten = std::find(written.begin(), written.end(), a) != written.end();
+      s.saved[a] = SavedTensor(overwritten ? clone(detach(t)) : t, false, nullptr);
+    }
+  }
+
+  run_below();
+
+  std::vector<Tensor> results;
+  if (written.empty()) {
+    for (IValue& v : stack)
+      if (v.is_tensor()) results.push_back(v.tensor());
+  } else {
+    for (size_t w : written) results.push_back(stack[w].tensor());
+  }
+  bool any_differentiable = false;
+  for (const Tensor& r : results) any_differentiable = any_differentiable || (r.defined() && is_differentiable_dtype(r.dtype()));
+  if (!any_differentiable) {
+    if (written.empty()) for (const Tensor& r : results) strip_key(r);
+    return;
+  }
+  for (const Tensor& r : results) s.outputs.push_back({DimVector(r.sizes()), r.dtype()});
+  auto node = std::make_shared<OpBackward>(std::move(s), d);
+  for (Edge& e : edges) node->add_next_edge(std::move(e));
+  node->set_num_inputs(static_cast<uint32_t>(results.size()));
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Tensor& r = results[i];
+    if (r.defined() && is_differentiable_dtype(r.dtype())) set_history(r, node, static_cast<uint32_t>(i));
+    else if (written.empty()) strip_key(r);
+  }
+  if (d && d->saves_result) node->save_results(results);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- views
+namespace {
+
+int64_t min_offset(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 0 && strides[i] < 0) offset += (sizes[i] - 1) * strides[i];
+  return offset;
+}
+int64_t max_offset(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 0 && strides[i] > 0) offset += (sizes[i] - 1) * strides[i];
+  return offset;
+}
+
+// The gradient of a strided view with respect to its base: the view's gradient written
+// into zeros laid out like the base's storage (stride-0 dims of the view summed first).
+class ViewBackward : public Node {
+ public:
+  ViewBackward(const Tensor& base, const Tensor& view)
+      : base_sizes_(base.sizes()), base_strides_(base.strides()), base_offset_(base.storage_offset()),
+        sizes_(view.sizes()), strides_(view.strides()), offset_(view.storage_offset()), dtype_(base.dtype()) {}
+  std::string name() const override { return "ViewBackward0"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
+    Tensor g = grads[0];
+    const bool reshape_only = IntArrayRef(base_strides_) == IntArrayRef(contiguous_strides(base_sizes_)) &&
+                              IntArrayRef(strides_) == IntArrayRef(contiguous_strides(sizes_)) && offset_ == base_offset_;
+    if (reshape_only) return {g.reshape(base_sizes_)};
+    EMBER_CHECK(!(GradMode::is_enabled() && requires_grad(g)), NotImplementedError,
+                "double backward through a strided view (permute, select, slice, expand, ...) is not implemented yet");
+    DimVector vs(sizes_);
+    for (size_t i = 0; i < vs.size(); ++i) {
+      if (strides_[i] == 0 && vs[i] > 1) {
+        g = sum(g, {static_cast<int64_t>(i)}, /*keepdim=*/true);
+        vs[i] = 1;
+      }
+    }
+    const int64_t lo = std::min(min_offset(base_sizes_, base_strides_, base_offset_), min_offset(vs, strides_, offset_));
+    const int64_t hi = std::max(max_offset(base_sizes_, base_strides_, base_offset_), max_offset(vs, strides_, offset_));
+    Tensor buf = zeros({hi - lo + 1}, dtype_);
+    Tensor dst = buf.as_strided(vs, strides_, offset_ - lo);
+    dst.copy_(g);
+    return {buf.as_strided(base_sizes_, base_strides_, base_offset_ - lo)};
+  }
+
+ private:
+  DimVector base_sizes_, base_strides_;
+  int64_t base_offset_;
+  DimVector sizes_, strides_;
+  int64_t offset_;
+  ScalarType dtype_;
+};
+
+class NotDifferentiableView : public Node {
+ public:
+  std::string name() const override { return "ViewAsTypeBackward0"; }
+  std::vector<Tensor> apply(std::vector<Tensor>) override {
+    EMBER_FAIL(NotImplementedError, "the derivative of a view with another dtype is not implemented yet");
+  }
+};
+
+}  // namespace
+
+void record_view(const Tensor& base, const Tensor& view) {
+  if (!requires_grad(base) || !GradMode::is_enabled()) {
+    view.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+    return;
+  }
+  std::shared_ptr<Node> node;
+  if (view.dtype() == base.dtype()) node = std::make_shared<ViewBackward>(base, view);
+  else node = std::make_shared<NotDifferentiableView>();
+  node->add_next_edge(gradient_edge(base));
+  set_history(view, std::move(node), 0);
+}
+
+EMBER_REGISTER(autograd_fallback) { Dispatcher::get().set_fallback(DispatchKey::Autograd, &autograd_fallback); }
+
+}  // namespace ember::autograd

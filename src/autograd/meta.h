@@ -1,0 +1,73 @@
+// Autograd's per-tensor state and the graph nodes shared by the engine and the fallback.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ember/autograd.h"
+#include "ember/tensor_impl.h"
+
+namespace ember::autograd {
+
+struct AutogradMeta : AutogradMetaBase {
+  bool requires_grad = false;  // set on leaves; non-leaves require grad through grad_fn
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;
+  uint32_t output_nr = 0;
+  std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad, while a graph holds it
+  // A non-leaf's retained gradient lives in a slot shared with the hook that fills it, so the
+  // hook stays safe when the tensor dies first.
+  std::shared_ptr<Tensor> retained;
+  std::vector<GradHook> leaf_hooks;  // hooks of a leaf, run before accumulation
+  std::map<int64_t, std::shared_ptr<bool>> hook_alive;
+  std::mutex mutex;  // guards grad against concurrent backward passes
+};
+
+AutogradMeta* meta_of(const Tensor& t);        // null when the tensor never took part
+AutogradMeta& materialize_meta(const Tensor& t);
+
+// Sets the history of a tensor an op produced or modified (grad_fn, output_nr) and gives
+// it the Autograd key.
+void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr);
+// Whether t may carry gradients at all (floating or complex dtype).
+inline bool is_differentiable_dtype(ScalarType t) { return is_floating_point(t) || is_complex(t); }
+
+// Writes a leaf's gradient into .grad, accumulating.
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf);
+  std::string name() const override { return "AccumulateGrad"; }
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  const Tensor& variable() const { return leaf_; }
+
+ private:
+  Tensor leaf_;
+};
+
+// A tensor saved for backward: remembers the version it had, so that a later in-place
+// change is caught; a saved output does not own its grad_fn (that would be a cycle) and
+// gets it back when unpacked.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output, const std::shared_ptr<Node>& owner);
+  Tensor unpack(const std::shared_ptr<Node>& owner, const char* op_name) const;
+  // Frees the tensor after a backward pass; unpacking it again then raises.
+  void release() { data_ = Tensor(); }
+  bool defined() const { return was_defined_; }
+
+ private:
+  Tensor data_;  // an input itself; an output as a detached alias (same storage)
+  bool was_defined_ = false;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+};
+
+// The backward pass's state while it runs on this thread (for reentrant calls and checks).
+bool in_backward_pass();
+
+}  // namespace ember::autograd

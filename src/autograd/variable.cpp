@@ -1,0 +1,248 @@
+// Grad mode, graph nodes and the autograd state of tensors.
+#include <atomic>
+
+#include "autograd/meta.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+
+namespace {
+thread_local bool tls_grad_enabled = true;
+std::atomic<uint64_t> next_sequence_nr{0};
+std::atomic<int64_t> next_hook_id{0};
+}  // namespace
+
+bool GradMode::is_enabled() { return tls_grad_enabled; }
+void GradMode::set_enabled(bool enabled) { tls_grad_enabled = enabled; }
+
+Node::Node() : sequence_nr_(next_sequence_nr++) {}
+Node::~Node() = default;
+
+void Node::add_input_hook(uint32_t input_nr, GradHook hook) { input_hooks_.emplace_back(input_nr, std::move(hook)); }
+
+std::vector<Tensor> Node::run_input_hooks(std::vector<Tensor> grads) const {
+  for (const auto& [nr, hook] : input_hooks_) {
+    if (nr >= grads.size() || !grads[nr].defined()) continue;
+    Tensor r = hook(grads[nr]);
+    if (r.defined()) grads[nr] = std::move(r);
+  }
+  return grads;
+}
+
+AutogradMeta* meta_of(const Tensor& t) {
+  return t.defined() ? static_cast<AutogradMeta*>(t.impl()->autograd_meta()) : nullptr;
+}
+
+AutogradMeta& materialize_meta(const Tensor& t) {
+  if (AutogradMeta* m = meta_of(t)) return *m;
+  t.impl()->set_autograd_meta(std::make_unique<AutogradMeta>());
+  return *meta_of(t);
+}
+
+void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
+  AutogradMeta& m = materialize_meta(t);
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr;
+  m.requires_grad = false;
+  t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
+}
+
+// ---------------------------------------------------------------- tensor state
+bool requires_grad(const Tensor& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m && (m->requires_grad || m->grad_fn);
+}
+
+const Tensor& set_requires_grad(const Tensor& t, bool flag) {
+  AutogradMeta* m = meta_of(t);
+  if (m && m->grad_fn) {
+    EMBER_CHECK(flag, RuntimeError,
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return t;
+  }
+  if (flag) {
+    EMBER_CHECK(is_differentiable_dtype(t.dtype()), RuntimeError,
+                "only Tensors of floating point and complex dtype can require gradients (got ", t.dtype(), ")");
+    materialize_meta(t).requires_grad = true;
+    t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
+  } else if (m) {
+    m->requires_grad = false;
+    t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+  }
+  return t;
+}
+
+bool is_leaf(const Tensor& t) {
+  const AutogradMeta* m = meta_of(t);
+  return !m || !m->grad_fn;
+}
+
+std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m ? m->grad_fn : nullptr;
+}
+
+uint32_t output_nr(const Tensor& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m ? m->output_nr : 0;
+}
+
+Tensor grad(const Tensor& t) {
+  AutogradMeta* m = meta_of(t);
+  if (!m) return Tensor();
+  if (m->grad_fn) return m->retained ? *m->retained : Tensor();
+  std::lock_guard<std::mutex> lock(m->mutex);
+  return m->grad;
+}
+
+void set_grad(const Tensor& t, const Tensor& g) {
+  if (g.defined()) {
+    EMBER_CHECK(g.sizes() == t.sizes(), RuntimeError, "assigned grad has data of a different size: ",
+                g.sizes(), " vs the tensor's ", t.sizes());
+    EMBER_CHECK(g.dtype() == t.dtype(), RuntimeError, "assigned grad has data of a different type: ",
+                g.dtype(), " vs the tensor's ", t.dtype());
+    EMBER_CHECK(g.device() == t.device(), RuntimeError, "assigned grad has data located on a different device");
+  }
+  AutogradMeta& m = materialize_meta(t);
+  if (m.grad_fn) {
+    if (!m.retained) m.retained = std::make_shared<Tensor>();
+    *m.retained = g;
+    return;
+  }
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.grad = g;
+}
+
+void retain_grad(const Tensor& t) {
+  EMBER_CHECK(requires_grad(t), RuntimeError, "can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta& m = materialize_meta(t);
+  if (!m.grad_fn || m.retained) return;  // leaves keep their grad anyway
+  m.retained = std::make_shared<Tensor>();
+  std::weak_ptr<Tensor> slot = m.retained;
+  m.grad_fn->add_input_hook(m.output_nr, [slot](const Tensor& g) {
+    if (auto s = slot.lock()) {
+      NoGradGuard no_grad;
+      *s = s->defined() ? add(*s, g) : clone(g);
+    }
+    return Tensor();
+  });
+}
+
+bool retains_grad(const Tensor& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m && m->grad_fn && m->retained;
+}
+
+Tensor detach(const Tensor& t) {
+  Tensor r;
+  {
+    NoGradGuard no_grad;
+    r = t.alias();
+  }
+  r.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+  r.impl()->set_autograd_meta(nullptr);
+  return r;
+}
+
+void detach_(const Tensor& t) {
+  if (AutogradMeta* m = meta_of(t)) {
+    m->grad_fn = nullptr;
+    m->output_nr = 0;
+    m->requires_grad = false;
+  }
+  t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+}
+
+int64_t register_hook(const Tensor& t, GradHook hook) {
+  EMBER_CHECK(requires_grad(t), RuntimeError, "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = materialize_meta(t);
+  const int64_t id = next_hook_id++;
+  auto alive = std::make_shared<bool>(true);
+  m.hook_alive[id] = alive;
+  GradHook wrapped = [alive, h = std::move(hook)](const Tensor& g) { return *alive ? h(g) : Tensor(); };
+  if (m.grad_fn) m.grad_fn->add_input_hook(m.output_nr, std::move(wrapped));
+  else m.leaf_hooks.push_back(std::move(wrapped));
+  return id;
+}
+
+void remove_hook(const Tensor& t, int64_t handle) {
+  AutogradMeta* m = meta_of(t);
+  if (!m) return;
+  auto it = m->hook_alive.find(handle);
+  if (it == m->hook_alive.end()) return;
+  *it->second = false;
+  m->hook_alive.erase(it);
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta_of(t);
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  std::lock_guard<std::mutex> lock(m->mutex);
+  std::shared_ptr<Node> acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    m->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+// ---------------------------------------------------------------- AccumulateGrad
+AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {}
+
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
+  AutogradMeta& m = materialize_meta(leaf_);
+  for (const GradHook& h : m.leaf_hooks) {
+    Tensor r = h(g);
+    if (r.defined()) g = std::move(r);
+  }
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (GradMode::is_enabled()) {  // create_graph: keep the gradient's own graph
+    m.grad = m.grad.defined() ? add(m.grad, g) : g;
+  } else if (!m.grad.defined()) {
+    // The engine's buffer is the only owner of a fresh gradient; anything else is copied so
+    // that .grad never aliases a tensor the caller holds.
+    m.grad = g.use_count() == 1 && !requires_grad(g) ? g : clone(detach(g));
+  } else if (requires_grad(m.grad)) {
+    m.grad = add(m.grad, g);
+  } else {
+    m.grad.add_(g);
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------- saved tensors
+SavedTensor::SavedTensor(const Tensor& t, bool is_output, const std::shared_ptr<Node>&)
+    : was_defined_(t.defined()), is_output_(is_output) {
+  if (!t.defined()) return;
+  version_ = t.version();
+  requires_grad_ = requires_grad(t);
+  output_nr_ = output_nr(t);
+  data_ = is_output ? detach(t) : t;
+}
+
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op_name) const {
+  if (!was_defined_) return Tensor();
+  EMBER_CHECK(data_.defined(), RuntimeError,
+              "Trying to backward through the graph a second time (or directly access saved tensors after "
+              "they have already been freed). Saved intermediate values of the graph are freed when you call "
+              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+              "graph a second time or if you need to access saved tensors after calling backward.");
+  EMBER_CHECK(data_.version() == version_, RuntimeError,
+              "one of the variables needed for gradient computation has been modified by an inplace "
+              "operation: [", data_.dtype(), " ", data_.sizes(), "], which is ",
+              is_output_ ? "output " : "an input ", is_output_ ? std::to_string(output_nr_) + " of " : "of ",
+              op_name, ", is at version ", data_.version(), "; expected version ", version_, " instead.");
+  if (!is_output_ || !requires_grad_ || !owner) return data_;
+  // An output gets its grad_fn back, so that a formula that uses it differentiates again.
+  Tensor t = detach(data_);
+  set_history(t, owner, output_nr_);
+  return t;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,218 @@
+// The autograd engine and the derivatives of the foundation ops: gradients against central
+// differences in float64 (and complex128), graph bookkeeping, and the errors PyTorch raises.
+#include <functional>
+
+#include "ember/autograd.h"
+#include "test_util.h"
+
+namespace ember {
+namespace {
+
+namespace ag = autograd;
+using testing::as_double;
+using testing::uniform;
+
+Tensor leaf(IntArrayRef shape, unsigned seed, ScalarType dt = kDouble, double lo = -1, double hi = 1) {
+  Tensor t = uniform(shape, dt, lo, hi, seed);
+  ag::set_requires_grad(t);
+  return t;
+}
+
+// Checks the autograd gradients of a real scalar function of `inputs` against central
+// differences (real and imaginary directions for complex inputs: the conjugate Wirtinger
+// convention gives dL/dRe + i dL/dIm).
+void gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs,
+               double tol = 1e-6) {
+  Tensor out = f(inputs);
+  ASSERT_EQ(out.numel(), 1);
+  std::vector<Tensor> grads = ag::grad({out}, inputs);
+  const double eps = 1e-6;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Tensor x = inputs[k];
+    const bool cplx = x.is_complex();
+    Tensor flat = ag::detach(x).view(x.is_contiguous() ? IntArrayRef{x.numel()} : IntArrayRef{x.numel()});
+    std::vector<double> g_re = as_double(cplx ? grads[k].real() : grads[k]);
+    std::vector<double> g_im = cplx ? as_double(grads[k].imag()) : std::vector<double>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      for (int part = 0; part < (cplx ? 2 : 1); ++part) {
+        auto eval = [&](double h) {
+          ag::NoGradGuard no_grad;
+          Tensor e = flat.select(0, i);
+          Tensor saved = e.clone();
+          if (cplx) e.add_(scalar_tensor(part ? Scalar(std::complex<double>(0, h)) : Scalar(h), x.dtype()));
+          else e.add_(h);
+          const double v = f(inputs).to(kDouble).item<double>();
+          e.copy_(saved);
+          return v;
+        };
+        const double num = (eval(eps) - eval(-eps)) / (2 * eps);
+        const double got = part ? g_im[static_cast<size_t>(i)] : g_re[static_cast<size_t>(i)];
+        EXPECT_NEAR(got, num, tol * std::max(1.0, std::abs(num))) << "input " << k << " element " << i << " part " << part;
+      }
+    }
+  }
+}
+
+TEST(Autograd, SquareSum) {
+  Tensor x = leaf({3}, 1);
+  Tensor y = sum(mul(x, x));
+  EXPECT_TRUE(ag::requires_grad(y));
+  EXPECT_FALSE(ag::is_leaf(y));
+  EXPECT_EQ(ag::grad_fn(y)->name(), "SumBackward0");
+  ag::backward({y});
+  EXPECT_EQ(as_double(ag::grad(x)), as_double(mul(x, 2)));
+  ag::backward({sum(mul(x, x))});  // accumulates
+  EXPECT_EQ(as_double(ag::grad(x)), as_double(mul(x, 4)));
+}
+
+TEST(Autograd, BroadcastingAndScalars) {
+  gradcheck([](const std::vector<Tensor>& v) { return sum(mul(add(v[0], v[1], 2.5), sub(v[0], 3.0))); },
+            {leaf({3, 1}, 1), leaf({1, 4}, 2)});
+  gradcheck([](const std::vector<Tensor>& v) { return mean(div(v[0], v[1])); }, {leaf({2, 3}, 3), leaf({3}, 4, kDouble, 1, 2)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(div(mul(v[0], 3.0), 2.0)); }, {leaf({4}, 5)});
+}
+
+TEST(Autograd, PointwiseChain) {
+  gradcheck([](const std::vector<Tensor>& v) {
+    Tensor x = v[0];
+    return sum(add(add(mul(tanh(x), sigmoid(x)), mul(exp(neg(x)), sin(x))), add(cos(x), relu(x))));
+  }, {leaf({5}, 6)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(mul(log(v[0]), sqrt(v[0]))); }, {leaf({4}, 7, kDouble, 0.5, 2)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(abs(v[0])); }, {leaf({4}, 8)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(where(gt(v[0], 0), v[0], mul(v[1], v[1]))); },
+            {leaf({5}, 9), leaf({5}, 10)});
+}
+
+TEST(Autograd, Reductions) {
+  gradcheck([](const std::vector<Tensor>& v) { return sum(mul(sum(v[0], {1}), mean(v[0], {0, 1}, true))); }, {leaf({2, 3}, 11)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(mul(sum(v[0], {-1}, true), v[0])); }, {leaf({2, 3}, 12)});
+}
+
+TEST(Autograd, MatrixProducts) {
+  auto mm_loss = [](const std::vector<Tensor>& v) { return sum(tanh(matmul(v[0], v[1]))); };
+  gradcheck(mm_loss, {leaf({3, 4}, 13), leaf({4, 2}, 14)});
+  gradcheck(mm_loss, {leaf({4}, 15), leaf({4, 2}, 16)});
+  gradcheck(mm_loss, {leaf({3, 4}, 17), leaf({4}, 18)});
+  gradcheck(mm_loss, {leaf({4}, 19), leaf({4}, 20)});
+  gradcheck(mm_loss, {leaf({2, 3, 4}, 21), leaf({4, 2}, 22)});
+  gradcheck(mm_loss, {leaf({2, 1, 3, 4}, 23), leaf({3, 4, 2}, 24)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(bmm(v[0], v[1])); }, {leaf({2, 3, 4}, 25), leaf({2, 4, 2}, 26)});
+}
+
+TEST(Autograd, Views) {
+  gradcheck([](const std::vector<Tensor>& v) {
+    Tensor x = v[0];
+    Tensor y = mul(x.permute({1, 0}), x.t());
+    return sum(mul(y.select(0, 1), x.narrow(1, 0, 2).sum({1}))) ;
+  }, {leaf({2, 2}, 27)});
+  gradcheck([](const std::vector<Tensor>& v) {
+    Tensor x = v[0];
+    return sum(mul(x.unsqueeze(0).expand({3, 2, 4}), x.view({4, 2}).t().contiguous().unsqueeze(0)));
+  }, {leaf({2, 4}, 28)});
+  gradcheck([](const std::vector<Tensor>& v) { return sum(exp(v[0].slice(0, 1, std::nullopt, 2))); }, {leaf({6}, 29)});
+}
+
+TEST(Autograd, ComplexFollowsConjugateWirtinger) {
+  gradcheck([](const std::vector<Tensor>& v) { return sum(abs(mul(v[0], v[1]))); },
+            {leaf({3}, 30, kComplexDouble), leaf({3}, 31, kComplexDouble)});
+  // d|z|/dz* convention: the gradient of |z| is z / |z|.
+  Tensor z = leaf({2}, 32, kComplexDouble);
+  ag::backward({sum(abs(z))});
+  Tensor want = div(z, abs(z));
+  EXPECT_EQ(as_double(ag::grad(z).real()), as_double(want.real()));
+}
+
+TEST(Autograd, HigherOrder) {
+  Tensor x = leaf({3}, 33);
+  Tensor y = sum(mul(mul(x, x), x));
+  std::vector<Tensor> g = ag::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  EXPECT_TRUE(ag::requires_grad(g[0]));
+  std::vector<double> want = as_double(mul(mul(x, x), 3));
+  std::vector<double> got = as_double(g[0]);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
+  std::vector<Tensor> h = ag::grad({sum(g[0])}, {x});
+  std::vector<double> want2 = as_double(mul(x, 6));
+  std::vector<double> got2 = as_double(h[0]);
+  for (size_t i = 0; i < got2.size(); ++i) EXPECT_NEAR(got2[i], want2[i], 1e-12);
+}
+
+TEST(Autograd, SecondBackwardWithoutRetainRaises) {
+  Tensor x = leaf({3}, 34);
+  Tensor y = sum(exp(x));
+  ag::backward({y});
+  testing::expect_error<RuntimeError>([&] { ag::backward({y}); }, "backward through the graph a second time");
+  Tensor z = sum(exp(x));
+  ag::backward({z}, {}, /*retain_graph=*/true);
+  ag::backward({z});  // retained
+}
+
+TEST(Autograd, ModifiedSavedTensorRaises) {
+  Tensor x = leaf({3}, 35);
+  Tensor y = exp(x);
+  Tensor z = sum(y);
+  Tensor w = sum(mul(y, y));
+  y.add_(1);  // y is saved by ExpBackward0 and MulBackward0
+  testing::expect_error<RuntimeError>([&] { ag::backward({w}); }, "modified by an inplace operation");
+  (void)z;
+}
+
+TEST(Autograd, InPlaceOnLeafRaisesAndInPlaceRebasesHistory) {
+  Tensor x = leaf({3}, 36);
+  testing::expect_error<RuntimeError>([&] { x.mul_(2.0); }, "leaf Variable that requires grad");
+  Tensor y = mul(x, 1.0);
+  y.mul_(ag::detach(x));  // y := x * x (the second factor a constant)
+  y.add_(x);
+  ag::backward({sum(y)});
+  std::vector<double> want = as_double(add(x, 1.0));
+  std::vector<double> got = as_double(ag::grad(x));
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
+}
+
+TEST(Autograd, NoGradRecordsNothing) {
+  Tensor x = leaf({3}, 37);
+  Tensor y;
+  {
+    ag::NoGradGuard g;
+    y = exp(x);
+  }
+  EXPECT_FALSE(ag::requires_grad(y));
+  EXPECT_FALSE(y.key_set().has(DispatchKey::Autograd));
+  Tensor d = ag::detach(x);
+  EXPECT_FALSE(ag::requires_grad(d));
+  EXPECT_TRUE(d.is_alias_of(x));
+}
+
+TEST(Autograd, HooksAndRetainGrad) {
+  Tensor x = leaf({3}, 38);
+  Tensor y = mul(x, 2.0);
+  ag::retain_grad(y);
+  const int64_t h = ag::register_hook(x, [](const Tensor& g) { return mul(g, 10.0); });
+  ag::backward({sum(y)});
+  EXPECT_EQ(as_double(ag::grad(y)), std::vector<double>(3, 1.0));
+  EXPECT_EQ(as_double(ag::grad(x)), std::vector<double>(3, 20.0));
+  ag::remove_hook(x, h);
+  ag::set_grad(x, Tensor());
+  ag::backward({sum(mul(x, 2.0))});
+  EXPECT_EQ(as_double(ag::grad(x)), std::vector<double>(3, 2.0));
+}
+
+TEST(Autograd, GradOfUnusedAndErrors) {
+  Tensor x = leaf({3}, 39), u = leaf({3}, 40);
+  Tensor y = sum(exp(x));
+  testing::expect_error<RuntimeError>([&] { ag::grad({y}, {x, u}, {}, true); }, "not have been used in the graph");
+  std::vector<Tensor> g = ag::grad({y}, {x, u}, {}, std::nullopt, false, /*allow_unused=*/true);
+  EXPECT_TRUE(g[0].defined());
+  EXPECT_FALSE(g[1].defined());
+  EXPECT_FALSE(ag::grad(x).defined());  // grad() does not accumulate
+  Tensor v = exp(x);
+  testing::expect_error<RuntimeError>([&] { ag::backward({v}); }, "only for scalar outputs");
+  Tensor i = ones({2}, kInt64);
+  testing::expect_error<RuntimeError>([&] { ag::set_requires_grad(i); }, "floating point and complex");
+  Tensor f = floor(x);  // no derivative yet
+  testing::expect_error<NotImplementedError>([&] { ag::backward({sum(f)}); }, "derivative for 'floor'");
+  Tensor o = empty({3}, kDouble);
+  testing::expect_error<RuntimeError>([&] { mul_out(o, x, x); }, "out=... arguments don't support automatic differentiation");
+}
+
+}  // namespace
+}  // namespace ember
