@@ -108,7 +108,7 @@ class Tensor {
   Tensor view_as_real() const;
   Tensor view_as_complex() const;
   Tensor alias() const;  // a new handle on the same view
-  Tensor detach() const { return alias(); }
+  Tensor detach() const;  // an alias outside every autograd graph
   // ---- copies
   Tensor contiguous() const;
   Tensor clone() const;

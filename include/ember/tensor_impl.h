@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "ember/array_ref.h"
 #include "ember/dispatch_key.h"
@@ -14,6 +15,8 @@ namespace ember {
 // What autograd keeps on a tensor (requires_grad, grad, grad_fn); defined by autograd.
 struct AutogradMetaBase {
   virtual ~AutogradMetaBase() = default;
+  // "requires_grad=True" or "grad_fn=<MulBackward0>" for printing; empty when neither.
+  virtual std::string print_suffix() const = 0;
 };
 
 class TensorImpl : public RefCounted {

@@ -266,6 +266,7 @@ void init_factories(PyObject* m);
 void init_interop(PyObject* m);
 void init_random(PyObject* m);
 void init_benchmark(PyObject* m);  // callgrind client requests (benchmark.cpp)
+void init_autograd(PyObject* m);   // requires_grad, grad, backward (autograd.cpp)
 // Exposes every dispatcher op that no hand-written binding covers (generic.cpp); runs last.
 void init_generic_ops(PyObject* m);
 
@@ -288,6 +289,12 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value);
 PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs);
 
 #define EMBER_FASTCALL(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
+// Factories take requires_grad=True (keyword-only) and apply it to the tensor they made.
+PyObject* apply_requires_grad(PyObject* result, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+template <PyObject* (*F)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*)>
+PyObject* factory(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return apply_requires_grad(F(self, args, nargs, kwnames), args, nargs, kwnames);
+}
 #define EMBER_METH_KW (METH_FASTCALL | METH_KEYWORDS)
 // One implementation serves Tensor.op (Method: self is the tensor) and ember.op (self is
 // the module, the tensor comes as the first argument).

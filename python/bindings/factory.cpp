@@ -193,16 +193,11 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::op
 
 namespace {
 
-void check_requires_grad(const Args& a, int i) {
-  EMBER_CHECK(!a.has(i) || !a.to_bool(i), NotImplementedError, a.sig.name(),
-              "(): requires_grad=True needs autograd, which Ember does not have yet");
-}
 
 PyObject* f_tensor(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
   EMBER_PY_BEGIN
   static Signature sig("tensor", "data, *, dtype=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 3);
   if (a.is_tensor(0)) {
     if (PyErr_WarnEx(PyExc_UserWarning,
                      "To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
@@ -283,7 +278,6 @@ PyObject* f_sized(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
   SizedArgs s;
   parse_sized(sig, args, nargs, kw, s);
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 5);
   DimVector sizes = a.has(0) ? a.int_list(0) : DimVector();
   EMBER_CHECK(a.has(0), TypeError, sig.name(), "() missing required argument 'size'");
   TensorOptions o = a.options(2, 4);
@@ -305,7 +299,6 @@ PyObject* f_full(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* k
   EMBER_PY_BEGIN
   static Signature sig("full", "size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 6);
   DimVector sizes = a.int_list(0);
   Scalar v = a.scalar(1);
   if (a.has(2)) {
@@ -323,7 +316,6 @@ PyObject* f_empty_strided(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   EMBER_PY_BEGIN
   static Signature sig("empty_strided", "size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 5);
   return wrap(empty_strided(a.int_list(0), a.int_list(1), a.options(2, 4)));
   EMBER_PY_END(nullptr)
 }
@@ -337,7 +329,6 @@ PyObject* f_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* k
                                        : "input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None");
   Args a(sig, nullptr, args, nargs, kw);
   const int o = L == Like::Full ? 1 : 0;
-  check_requires_grad(a, 4 + o);
   const Tensor& t = a.tensor(0);
   TensorOptions opts = a.options(1 + o, 3 + o);
   if (L == Like::Empty) return wrap(empty_like(t, opts));
@@ -361,7 +352,6 @@ PyObject* f_arange(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   EMBER_PY_BEGIN
   static Signature sig("arange", "start, end=None, step=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 7);
   TensorOptions o = a.options(4, 6);
   Tensor r = a.has(1) ? arange(a.scalar(0), a.scalar(1), a.scalar_or(2, 1), o) : arange(a.scalar(0), o);
   EMBER_CHECK(a.has(1) || !a.has(2), TypeError, "arange(): step given without end");
@@ -377,7 +367,6 @@ PyObject* f_space(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
                            : "start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False");
   Args a(sig, nullptr, args, nargs, kw);
   const int o = Log ? 1 : 0;
-  check_requires_grad(a, 7 + o);
   TensorOptions opts = a.options(4 + o, 6 + o);
   Tensor r = Log ? logspace(a.scalar(0), a.scalar(1), a.to_int(2), a.double_or(3, 10.0), opts)
                  : linspace(a.scalar(0), a.scalar(1), a.to_int(2), opts);
@@ -389,7 +378,6 @@ PyObject* f_eye(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw
   EMBER_PY_BEGIN
   static Signature sig("eye", "n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 6);
   Tensor r = eye(a.to_int(0), a.int_opt(1), a.options(3, 5));
   return write_out_or_wrap(a, 2, std::move(r));
   EMBER_PY_END(nullptr)
@@ -399,7 +387,6 @@ PyObject* f_scalar_tensor(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   EMBER_PY_BEGIN
   static Signature sig("scalar_tensor", "s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 4);
   TensorOptions o = a.options(1, 3);
   // torch.scalar_tensor defaults to the default float dtype, not the number's.
   if (!o.dtype_) o.dtype_ = get_default_dtype();
@@ -436,22 +423,22 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
 }
 
 PyMethodDef module_factory_functions[] = {
-    {"tensor", EMBER_FASTCALL(f_tensor), EMBER_METH_KW, "tensor(data, *, dtype=None, device=None) -> Tensor (a copy)"},
+    {"tensor", EMBER_FASTCALL(factory<f_tensor>), EMBER_METH_KW, "tensor(data, *, dtype=None, device=None) -> Tensor (a copy)"},
     {"as_tensor", EMBER_FASTCALL(f_as_tensor), EMBER_METH_KW, "as_tensor(data, dtype=None, device=None): shares memory when it can"},
     {"_make_subclass", EMBER_FASTCALL(f_make_subclass), EMBER_METH_KW, nullptr},
-    {"empty", EMBER_FASTCALL(f_sized<Fill::Empty>), EMBER_METH_KW, "empty(*size, dtype=None, device=None)"},
-    {"zeros", EMBER_FASTCALL(f_sized<Fill::Zeros>), EMBER_METH_KW, "zeros(*size, dtype=None, device=None)"},
-    {"ones", EMBER_FASTCALL(f_sized<Fill::Ones>), EMBER_METH_KW, "ones(*size, dtype=None, device=None)"},
-    {"full", EMBER_FASTCALL(f_full), EMBER_METH_KW, "full(size, fill_value, dtype=None, device=None)"},
-    {"empty_strided", EMBER_FASTCALL(f_empty_strided), EMBER_METH_KW, nullptr},
-    {"empty_like", EMBER_FASTCALL(f_like<Like::Empty>), EMBER_METH_KW, nullptr},
-    {"zeros_like", EMBER_FASTCALL(f_like<Like::Zeros>), EMBER_METH_KW, nullptr},
-    {"ones_like", EMBER_FASTCALL(f_like<Like::Ones>), EMBER_METH_KW, nullptr},
-    {"full_like", EMBER_FASTCALL(f_like<Like::Full>), EMBER_METH_KW, nullptr},
-    {"arange", EMBER_FASTCALL(f_arange), EMBER_METH_KW, "arange(end) / arange(start, end, step=1)"},
-    {"linspace", EMBER_FASTCALL(f_space<false>), EMBER_METH_KW, nullptr},
-    {"logspace", EMBER_FASTCALL(f_space<true>), EMBER_METH_KW, nullptr},
-    {"eye", EMBER_FASTCALL(f_eye), EMBER_METH_KW, nullptr},
+    {"empty", EMBER_FASTCALL(factory<f_sized<Fill::Empty>>), EMBER_METH_KW, "empty(*size, dtype=None, device=None)"},
+    {"zeros", EMBER_FASTCALL(factory<f_sized<Fill::Zeros>>), EMBER_METH_KW, "zeros(*size, dtype=None, device=None)"},
+    {"ones", EMBER_FASTCALL(factory<f_sized<Fill::Ones>>), EMBER_METH_KW, "ones(*size, dtype=None, device=None)"},
+    {"full", EMBER_FASTCALL(factory<f_full>), EMBER_METH_KW, "full(size, fill_value, dtype=None, device=None)"},
+    {"empty_strided", EMBER_FASTCALL(factory<f_empty_strided>), EMBER_METH_KW, nullptr},
+    {"empty_like", EMBER_FASTCALL(factory<f_like<Like::Empty>>), EMBER_METH_KW, nullptr},
+    {"zeros_like", EMBER_FASTCALL(factory<f_like<Like::Zeros>>), EMBER_METH_KW, nullptr},
+    {"ones_like", EMBER_FASTCALL(factory<f_like<Like::Ones>>), EMBER_METH_KW, nullptr},
+    {"full_like", EMBER_FASTCALL(factory<f_like<Like::Full>>), EMBER_METH_KW, nullptr},
+    {"arange", EMBER_FASTCALL(factory<f_arange>), EMBER_METH_KW, "arange(end) / arange(start, end, step=1)"},
+    {"linspace", EMBER_FASTCALL(factory<f_space<false>>), EMBER_METH_KW, nullptr},
+    {"logspace", EMBER_FASTCALL(factory<f_space<true>>), EMBER_METH_KW, nullptr},
+    {"eye", EMBER_FASTCALL(factory<f_eye>), EMBER_METH_KW, nullptr},
     {"scalar_tensor", EMBER_FASTCALL(f_scalar_tensor), EMBER_METH_KW, nullptr},
     EMBER_END_TABLE};
 

@@ -144,10 +144,6 @@ PyObject* f_set_rng_state(PyObject*, PyObject* state) {
   EMBER_PY_END(nullptr)
 }
 
-void check_requires_grad(const Args& a, int i) {
-  EMBER_CHECK(!a.has(i) || !a.to_bool(i), NotImplementedError, a.sig.name(),
-              "(): requires_grad=True needs autograd, which Ember does not have yet");
-}
 
 // out= runs the op's out form (the dtype comes from `out`, as in torch); a dtype given as
 // well must match it.
@@ -185,7 +181,6 @@ PyObject* f_rand(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* k
   }
   Args a(sig, nullptr, args, nargs, kw);
   EMBER_CHECK(a.has(0), TypeError, sig.name(), "() missing required argument 'size'");
-  check_requires_grad(a, 6);
   sizes = a.int_list(0);
   TensorOptions o = a.options(3, 5);
   Generator* g = a.generator(1);
@@ -200,7 +195,6 @@ PyObject* f_randint(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
   EMBER_PY_BEGIN
   static Signature sig("randint", "low, high, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 8);
   int64_t low = 0, high;
   DimVector sizes;
   if (!a.has(2)) {  // (high, size): the second positional is the size
@@ -224,7 +218,6 @@ PyObject* f_randperm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   EMBER_PY_BEGIN
   static Signature sig("randperm", "n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 6);
   TensorOptions o = a.options(3, 5);
   if (!o.dtype_) o.dtype_ = kInt64;
   const int64_t n = a.to_int(0);
@@ -241,7 +234,6 @@ PyObject* f_rand_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   static Signature sig(K == RandLike::Rand ? "rand_like" : "randn_like",
                        "input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 4);
   const Tensor& t = a.tensor(0);
   TensorOptions o = a.options(1, 3);
   o = o.dtype(o.dtype_.value_or(t.dtype())).device(o.device_.value_or(t.device()));
@@ -254,7 +246,6 @@ PyObject* f_randint_like(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
   EMBER_PY_BEGIN
   static Signature sig("randint_like", "input, low, high=None, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None");
   Args a(sig, nullptr, args, nargs, kw);
-  check_requires_grad(a, 6);
   const Tensor& t = a.tensor(0);
   int64_t low = 0, high = a.to_int(1);
   if (a.has(2)) {
@@ -291,13 +282,13 @@ PyMethodDef module_random_functions[] = {
     {"initial_seed", f_initial_seed, METH_NOARGS, nullptr},
     {"get_rng_state", f_get_rng_state, METH_NOARGS, "The default generator's state as a uint8 tensor."},
     {"set_rng_state", f_set_rng_state, METH_O, nullptr},
-    {"rand", EMBER_FASTCALL(f_rand<false>), EMBER_METH_KW, "rand(*size, generator=None, dtype=None, device=None)"},
-    {"randn", EMBER_FASTCALL(f_rand<true>), EMBER_METH_KW, "randn(*size, generator=None, dtype=None, device=None)"},
-    {"randint", EMBER_FASTCALL(f_randint), EMBER_METH_KW, "randint(low=0, high, size, generator=None, dtype=None)"},
-    {"randperm", EMBER_FASTCALL(f_randperm), EMBER_METH_KW, "randperm(n, generator=None, dtype=int64)"},
-    {"rand_like", EMBER_FASTCALL(f_rand_like<RandLike::Rand>), EMBER_METH_KW, nullptr},
-    {"randn_like", EMBER_FASTCALL(f_rand_like<RandLike::Randn>), EMBER_METH_KW, nullptr},
-    {"randint_like", EMBER_FASTCALL(f_randint_like), EMBER_METH_KW, nullptr},
+    {"rand", EMBER_FASTCALL(factory<f_rand<false>>), EMBER_METH_KW, "rand(*size, generator=None, dtype=None, device=None)"},
+    {"randn", EMBER_FASTCALL(factory<f_rand<true>>), EMBER_METH_KW, "randn(*size, generator=None, dtype=None, device=None)"},
+    {"randint", EMBER_FASTCALL(factory<f_randint>), EMBER_METH_KW, "randint(low=0, high, size, generator=None, dtype=None)"},
+    {"randperm", EMBER_FASTCALL(factory<f_randperm>), EMBER_METH_KW, "randperm(n, generator=None, dtype=int64)"},
+    {"rand_like", EMBER_FASTCALL(factory<f_rand_like<RandLike::Rand>>), EMBER_METH_KW, nullptr},
+    {"randn_like", EMBER_FASTCALL(factory<f_rand_like<RandLike::Randn>>), EMBER_METH_KW, nullptr},
+    {"randint_like", EMBER_FASTCALL(factory<f_randint_like>), EMBER_METH_KW, nullptr},
     EMBER_END_TABLE};
 
 void init_random(PyObject* m) {

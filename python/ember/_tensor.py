@@ -52,3 +52,57 @@ def install(cls):
     cls.__copy__ = lambda self: self.clone()  # noqa: E731 - torch.Tensor has no shallow copy either
     # torch.polygamma takes n first; the method form is self.polygamma(n).
     cls.polygamma = lambda self, n: _C.polygamma(n, self)  # noqa: E731
+    _install_autograd(cls)
+
+
+class _RemovableHandle:
+    """What Tensor.register_hook returns: .remove() takes the hook off."""
+
+    def __init__(self, tensor, handle):
+        self._tensor, self._handle = tensor, handle
+
+    def remove(self):
+        if self._tensor is not None:
+            _C._remove_hook(self._tensor, self._handle)
+            self._tensor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _install_autograd(cls):
+    def _set_requires_grad(self, value):
+        _C._set_requires_grad(self, bool(value))
+
+    def requires_grad_(self, requires_grad=True):
+        _C._set_requires_grad(self, bool(requires_grad))
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def register_hook(self, hook):
+        return _RemovableHandle(self, _C._register_hook(self, hook))
+
+    def detach_(self):
+        _C._detach_(self)
+        return self
+
+    def retain_grad(self):
+        _C._retain_grad(self)
+
+    cls.requires_grad = property(_C._requires_grad, _set_requires_grad)
+    cls.grad = property(_C._grad, _C._set_grad)
+    cls.grad_fn = property(_C._grad_fn)
+    cls.is_leaf = property(_C._is_leaf)
+    cls.retains_grad = property(_C._retains_grad)
+    cls.output_nr = property(_C._output_nr)
+    cls.requires_grad_ = requires_grad_
+    cls.backward = backward
+    cls.register_hook = register_hook
+    cls.detach_ = detach_
+    cls.retain_grad = retain_grad

@@ -4,6 +4,7 @@
 // dispatcher, record a ViewBackward node instead (record_view).
 #include <algorithm>
 #include <cctype>
+#include <complex>
 #include <mutex>
 #include <unordered_map>
 
@@ -348,12 +349,52 @@ class ViewBackward : public Node {
   ScalarType dtype_;
 };
 
-class NotDifferentiableView : public Node {
- public:
-  std::string name() const override { return "ViewAsTypeBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>) override {
-    EMBER_FAIL(NotImplementedError, "the derivative of a view with another dtype is not implemented yet");
+// Views between complex and real numbers: real, imag, view_as_real, view_as_complex.
+enum class ComplexView { Real, Imag, AsReal, AsComplex, Other };
+
+ComplexView classify(const Tensor& base, const Tensor& view) {
+  const bool to_real = base.is_complex() && !view.is_complex() && view.element_size() * 2 == base.element_size();
+  const bool to_complex = !base.is_complex() && view.is_complex() && base.element_size() * 2 == view.element_size();
+  DimVector twice;
+  for (int64_t s : base.strides()) twice.push_back(2 * s);
+  if (to_real && view.sizes() == base.sizes() && view.strides() == IntArrayRef(twice)) {
+    if (view.storage_offset() == 2 * base.storage_offset()) return ComplexView::Real;
+    if (view.storage_offset() == 2 * base.storage_offset() + 1) return ComplexView::Imag;
   }
+  if (to_real && view.dim() == base.dim() + 1 && view.sizes().back() == 2 && view.strides().back() == 1)
+    return ComplexView::AsReal;
+  if (to_complex && base.dim() == view.dim() + 1 && base.sizes().back() == 2) return ComplexView::AsComplex;
+  return ComplexView::Other;
+}
+
+class ComplexViewBackward : public Node {
+ public:
+  ComplexViewBackward(ComplexView kind, ScalarType base_dtype) : kind_(kind), base_dtype_(base_dtype) {}
+  std::string name() const override {
+    switch (kind_) {
+      case ComplexView::Real: return "RealBackward0";
+      case ComplexView::Imag: return "ImagBackward0";
+      case ComplexView::AsReal: return "ViewAsRealBackward0";
+      case ComplexView::AsComplex: return "ViewAsComplexBackward0";
+      default: return "ViewAsTypeBackward0";
+    }
+  }
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
+    const Tensor& g = grads[0];
+    switch (kind_) {
+      case ComplexView::Real: return {g.to(base_dtype_)};
+      case ComplexView::Imag: return {mul(g.to(base_dtype_), Scalar(std::complex<double>(0, 1)))};
+      case ComplexView::AsReal: return {g.contiguous().view_as_complex()};
+      case ComplexView::AsComplex: return {g.view_as_real()};
+      default:
+        EMBER_FAIL(NotImplementedError, "the derivative of a view that reinterprets its elements as another "
+                   "dtype is not implemented");
+    }
+  }
+
+ private:
+  ComplexView kind_;
+  ScalarType base_dtype_;
 };
 
 }  // namespace
@@ -365,7 +406,7 @@ void record_view(const Tensor& base, const Tensor& view) {
   }
   std::shared_ptr<Node> node;
   if (view.dtype() == base.dtype()) node = std::make_shared<ViewBackward>(base, view);
-  else node = std::make_shared<NotDifferentiableView>();
+  else node = std::make_shared<ComplexViewBackward>(classify(base, view), base.dtype());
   node->add_next_edge(gradient_edge(base));
   set_history(view, std::move(node), 0);
 }

@@ -1,19 +1,13 @@
 // Derivative formulas of the foundation ops, written with ops so that they differentiate
 // again. Complex inputs follow PyTorch's convention: the gradient is the conjugate Wirtinger
 // derivative, so a product rule multiplies by the conjugate of the other factor.
-#include "ember/autograd.h"
+#include "autograd/formula_util.h"
 #include "ember/dispatch.h"
-#include "ember/ops.h"
 
 namespace ember::autograd {
 namespace {
 
-using Grads = std::vector<Tensor>;
-
-Tensor cj(const Tensor& t) { return t.is_complex() ? conj(t) : t; }
-Scalar cj(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to<std::complex<double>>())) : s; }
-bool is_one(const Scalar& s) { return !s.is_complex() && s.to<double>() == 1.0; }
-Tensor times(const Tensor& g, const Scalar& s) { return is_one(s) ? g : mul(g, s); }
+using namespace formula;
 
 // The gradient of a reduction over `dims` (all when empty) spread back over the input's shape.
 Tensor expand_reduced(const Tensor& g, IntArrayRef sizes, std::vector<int64_t> dims, bool keepdim) {
@@ -36,10 +30,6 @@ int64_t reduced_count(IntArrayRef sizes, const std::vector<int64_t>& dims) {
   }
   for (int64_t d : dims) n *= sizes[d < 0 ? d + static_cast<int64_t>(sizes.size()) : d];
   return n;
-}
-
-void define(const char* op, std::vector<size_t> saves, bool saves_result, Formula f) {
-  register_derivative(op, Derivative{std::move(f), std::move(saves), saves_result});
 }
 
 // y = f(x) with dy/dx from the saved input (x) or result (y).

@@ -23,6 +23,11 @@ struct AutogradMeta : AutogradMetaBase {
   std::vector<GradHook> leaf_hooks;  // hooks of a leaf, run before accumulation
   std::map<int64_t, std::shared_ptr<bool>> hook_alive;
   std::mutex mutex;  // guards grad against concurrent backward passes
+
+  std::string print_suffix() const override {
+    if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";
+    return requires_grad ? "requires_grad=True" : "";
+  }
 };
 
 AutogradMeta* meta_of(const Tensor& t);        // null when the tensor never took part

@@ -246,3 +246,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op_na
 }
 
 }  // namespace ember::autograd
+
+namespace ember {
+Tensor Tensor::detach() const { return autograd::detach(*this); }
+}  // namespace ember

@@ -372,6 +372,10 @@ std::string Tensor::str() const {
     const Tensor host = is_cpu() ? *this : to(kCPU);
     body = Printer(host, o).str(indent);
   }
+  if (const AutogradMetaBase* m = impl()->autograd_meta()) {
+    std::string s = m->print_suffix();
+    if (!s.empty()) suffixes.push_back(std::move(s));
+  }
   return add_suffixes(prefix + body, suffixes, indent, o);
 }
 

@@ -17,8 +17,10 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, std::string_view op) {
 
 namespace {
 
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  auto impl = Ref<TensorImpl>::make(base.storage(), base.dtype(), sizes, strides, offset);
+// dtype: for views that reinterpret the elements (view(dtype), view_as_real, ...).
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 std::optional<ScalarType> dtype = std::nullopt) {
+  auto impl = Ref<TensorImpl>::make(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
   impl->add_keys(base.key_set());
   Tensor view(std::move(impl));
   if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);
@@ -102,8 +104,7 @@ Tensor Tensor::view(ScalarType dtype) const {
   EMBER_CHECK(itemsize(dtype) == element_size(), RuntimeError, "view(dtype): cannot view a ",
               this->dtype(), " tensor as ", dtype, ": element sizes differ (", element_size(),
               " vs ", itemsize(dtype), " bytes)");
-  Tensor t = alias();
-  t.impl()->set_dtype(dtype);
+  Tensor t = make_view(*this, sizes(), strides(), storage_offset(), dtype);
   return t;
 }
 
@@ -346,8 +347,7 @@ Tensor Tensor::view_as_real() const {
   for (auto& s : st) s *= 2;
   sz.push_back(2);
   st.push_back(1);
-  Tensor t = make_view(*this, sz, st, storage_offset() * 2);
-  t.impl()->set_dtype(to_real_type(dtype()));
+  Tensor t = make_view(*this, sz, st, storage_offset() * 2, to_real_type(dtype()));
   return t;
 }
 
@@ -365,8 +365,7 @@ Tensor Tensor::view_as_complex() const {
     st.push_back(strides()[i] / 2);
   }
   EMBER_CHECK(storage_offset() % 2 == 0, RuntimeError, "Tensor must have a storage_offset divisible by 2");
-  Tensor t = make_view(*this, sz, st, storage_offset() / 2);
-  t.impl()->set_dtype(to_complex_type(dtype()));
+  Tensor t = make_view(*this, sz, st, storage_offset() / 2, to_complex_type(dtype()));
   return t;
 }
 

@@ -1,0 +1,108 @@
+// ember._C autograd entry points: tensor state (requires_grad, grad, grad_fn, hooks), the
+// backward passes and grad mode. python/ember/autograd/ builds the public API on these, and
+// python/ember/_tensor.py the Tensor properties and methods.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "common.h"
+#include "ember/autograd.h"
+
+namespace ember::py {
+
+namespace pyb = pybind11;
+namespace ag = autograd;
+
+namespace {
+
+Tensor& as_tensor(pyb::handle h) {
+  EMBER_CHECK(is_tensor(h.ptr()), TypeError, "expected a Tensor, got ", Py_TYPE(h.ptr())->tp_name);
+  return unwrap(h.ptr());
+}
+pyb::object to_py(Tensor t) { return pyb::reinterpret_steal<pyb::object>(wrap(std::move(t))); }
+std::vector<Tensor> tensors(const pyb::handle& seq, bool allow_none) {
+  std::vector<Tensor> r;
+  if (seq.is_none()) return r;
+  for (pyb::handle h : seq) {
+    if (h.is_none() && allow_none) r.emplace_back();
+    else r.push_back(as_tensor(h));
+  }
+  return r;
+}
+
+}  // namespace
+
+void init_autograd(PyObject* mod) {
+  pyb::module_ m = pyb::reinterpret_borrow<pyb::module_>(mod);
+  pyb::class_<ag::Node, std::shared_ptr<ag::Node>>(m, "_Node")
+      .def("name", &ag::Node::name)
+      .def_property_readonly("next_functions", [](const ag::Node& n) {
+        pyb::tuple r(n.next_edges().size());
+        for (size_t i = 0; i < n.next_edges().size(); ++i) {
+          const ag::Edge& e = n.next_edges()[i];
+          r[i] = pyb::make_tuple(e.fn ? pyb::cast(e.fn) : pyb::none(), e.input_nr);
+        }
+        return r;
+      })
+      .def("__repr__", [](const ag::Node& n) { return "<" + n.name() + " object>"; });
+
+  m.def("_requires_grad", [](pyb::handle t) { return ag::requires_grad(as_tensor(t)); });
+  m.def("_set_requires_grad", [](pyb::handle t, bool v) { ag::set_requires_grad(as_tensor(t), v); });
+  m.def("_is_leaf", [](pyb::handle t) { return ag::is_leaf(as_tensor(t)); });
+  m.def("_grad_fn", [](pyb::handle t) { return ag::grad_fn(as_tensor(t)); });
+  m.def("_output_nr", [](pyb::handle t) { return ag::output_nr(as_tensor(t)); });
+  m.def("_grad", [](pyb::handle t) { return to_py(ag::grad(as_tensor(t))); });
+  m.def("_set_grad", [](pyb::handle t, pyb::handle g) {
+    ag::set_grad(as_tensor(t), g.is_none() ? Tensor() : as_tensor(g));
+  });
+  m.def("_retain_grad", [](pyb::handle t) { ag::retain_grad(as_tensor(t)); });
+  m.def("_retains_grad", [](pyb::handle t) { return ag::retains_grad(as_tensor(t)); });
+  m.def("_detach_", [](pyb::handle t) { ag::detach_(as_tensor(t)); });
+  m.def("_register_hook", [](pyb::handle t, pyb::object hook) {
+    return ag::register_hook(as_tensor(t), [hook](const Tensor& g) {
+      pyb::gil_scoped_acquire gil;
+      pyb::object r = hook(to_py(g));
+      return r.is_none() ? Tensor() : as_tensor(r);
+    });
+  });
+  m.def("_remove_hook", [](pyb::handle t, int64_t h) { ag::remove_hook(as_tensor(t), h); });
+  m.def("_backward", [](pyb::handle roots, pyb::handle grads, std::optional<bool> retain_graph, bool create_graph,
+                        pyb::handle inputs) {
+    ag::backward(tensors(roots, false), tensors(grads, true), retain_graph, create_graph, tensors(inputs, false));
+  });
+  m.def("_run_grad", [](pyb::handle outputs, pyb::handle inputs, pyb::handle grad_outputs,
+                        std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+    std::vector<Tensor> r = ag::grad(tensors(outputs, false), tensors(inputs, false), tensors(grad_outputs, true),
+                                     retain_graph, create_graph, allow_unused);
+    pyb::tuple out(r.size());
+    for (size_t i = 0; i < r.size(); ++i) out[i] = to_py(r[i]);
+    return out;
+  });
+  m.def("_is_grad_enabled", [] { return ag::GradMode::is_enabled(); });
+  m.def("_set_grad_enabled", [](bool v) { ag::GradMode::set_enabled(v); });
+}
+
+// requires_grad=True of a factory: marks the new tensor after the factory made it.
+PyObject* apply_requires_grad(PyObject* result, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (!result || !kwnames) return result;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i) {
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "requires_grad") != 0) continue;
+    const int flag = PyObject_IsTrue(args[nargs + i]);
+    if (flag < 0) {
+      Py_DECREF(result);
+      return nullptr;
+    }
+    if (flag && is_tensor(result)) {
+      try {
+        ag::set_requires_grad(unwrap(result), true);
+      } catch (...) {
+        Py_DECREF(result);
+        set_python_error();
+        return nullptr;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace ember::py

@@ -1,0 +1,108 @@
+"""Reverse-mode automatic differentiation (torch.autograd's API).
+
+The engine and the derivative formulas are C++ (src/autograd/); this module gives them
+PyTorch's Python names: grad modes as context managers and decorators, `backward` and
+`grad`.
+"""
+
+import functools
+
+from .. import _C
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+def is_grad_enabled():
+    """Whether ops record graphs on this thread."""
+    return _C._is_grad_enabled()
+
+
+class _GradMode:
+    """A context manager that sets grad mode for its block; also a function decorator."""
+
+    _mode = None
+
+    def __enter__(self):
+        self._prev = _C._is_grad_enabled()
+        _C._set_grad_enabled(self._mode)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Ops in this block record no graph (their results do not require grad)."""
+    _mode = False
+
+
+class enable_grad(_GradMode):
+    """Ops in this block record graphs, even inside no_grad."""
+    _mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """Sets grad mode to `mode`: at once when called, and back when used as a context manager exits."""
+
+    def __init__(self, mode):
+        self._prev = _C._is_grad_enabled()
+        self._mode = bool(mode)
+        _C._set_grad_enabled(self._mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        _C._set_grad_enabled(self._prev)
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, _C.Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors)
+    if grads and len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
+    inputs = _as_list(inputs)
+    if inputs is not None and grad_tensors is None:
+        grads = []
+    _C._backward(tensors, grads or None, retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, is_grads_batched=False):
+    """The gradients of `outputs` with respect to `inputs`, returned as a tuple."""
+    if is_grads_batched:
+        raise NotImplementedError("grad(is_grads_batched=True) needs vmap, which Ember does not have yet")
+    outputs = _as_list(outputs)
+    inputs = _as_list(inputs)
+    grad_outputs = _as_list(grad_outputs)
+    if grad_outputs and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad_outputs has {len(grad_outputs)} tensors for {len(outputs)} outputs")
+    return _C._run_grad(outputs, inputs, grad_outputs or None, retain_graph, create_graph, allow_unused)

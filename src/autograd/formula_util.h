@@ -1,0 +1,25 @@
+// Helpers shared by the derivative formula files (src/autograd/formulas*.cpp).
+#pragma once
+
+#include <complex>
+#include <utility>
+#include <vector>
+
+#include "ember/autograd.h"
+#include "ember/ops.h"
+
+namespace ember::autograd::formula {
+
+using Grads = std::vector<Tensor>;
+
+// Conjugates of complex values; real ones pass through untouched (no extra op in the graph).
+inline Tensor cj(const Tensor& t) { return t.is_complex() ? conj(t) : t; }
+inline Scalar cj(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to<std::complex<double>>())) : s; }
+inline bool is_one(const Scalar& s) { return !s.is_complex() && s.to<double>() == 1.0; }
+inline Tensor times(const Tensor& g, const Scalar& s) { return is_one(s) ? g : mul(g, s); }
+
+inline void define(const char* op, std::vector<size_t> saves, bool saves_result, Formula f) {
+  register_derivative(op, Derivative{std::move(f), std::move(saves), saves_result});
+}
+
+}  // namespace ember::autograd::formula
