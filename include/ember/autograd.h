@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ember/tensor.h"
@@ -176,5 +178,75 @@ bool has_derivative(const std::string& op);
 
 // Sums g over the dims that were broadcast to reach g's shape from `sizes`.
 Tensor sum_to(const Tensor& g, IntArrayRef sizes);
+
+// ---------------------------------------------------------------- custom functions
+// What a custom function's forward leaves for its backward.
+class AutogradContext {
+ public:
+  void save_for_backward(std::vector<Tensor> tensors);
+  // The saved tensors; raises if one was modified in place since it was saved, or if the
+  // graph was freed by an earlier backward pass.
+  std::vector<Tensor> get_saved_variables() const;
+  // Inputs the forward modified in place; outputs that are not differentiable.
+  void mark_dirty(const std::vector<Tensor>& tensors);
+  void mark_non_differentiable(const std::vector<Tensor>& tensors);
+  // Whether input i (counting the forward's tensor arguments) needs a gradient.
+  bool needs_input_grad(size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
+  // Anything else backward needs (sizes, flags), by name.
+  std::map<std::string, Scalar> saved_data;
+
+ private:
+  friend std::vector<Tensor> record_function(const std::string&, const std::vector<Tensor>&, std::vector<Tensor>,
+                                             std::shared_ptr<AutogradContext>, std::function<std::vector<Tensor>(
+                                                 AutogradContext&, std::vector<Tensor>)>);
+  friend class FunctionNode;
+  std::vector<Tensor> saved_;
+  std::vector<uint32_t> saved_versions_;
+  std::vector<bool> needs_input_grad_;
+  std::vector<TensorImpl*> dirty_, non_differentiable_;
+  bool released_ = false;
+};
+
+// Gives the outputs of a custom forward (run without recording) their history: a node whose
+// backward maps the gradients of the outputs to those of `inputs` (one entry per input; an
+// undefined entry for an input that gets none). Returns the outputs, where an input
+// returned unchanged comes back as a new alias.
+std::vector<Tensor> record_function(const std::string& name, const std::vector<Tensor>& inputs,
+                                    std::vector<Tensor> outputs, std::shared_ptr<AutogradContext> ctx,
+                                    std::function<std::vector<Tensor>(AutogradContext&, std::vector<Tensor>)> backward);
+
+// A custom differentiable function, as torch::autograd::Function<T>:
+//   struct Square : Function<Square> {
+//     static Tensor forward(AutogradContext* ctx, const Tensor& x) { ctx->save_for_backward({x}); return mul(x, x); }
+//     static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> g) {
+//       return {mul(g[0], mul(ctx->get_saved_variables()[0], 2))};
+//     }
+//   };
+//   Tensor y = Square::apply(x);
+// backward returns one gradient per Tensor argument of forward, in order.
+template <class T>
+struct Function {
+  template <typename... Args>
+  static auto apply(Args&&... args) {
+    auto ctx = std::make_shared<AutogradContext>();
+    std::vector<Tensor> inputs;
+    auto collect = [&](const auto& a) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Tensor>) inputs.push_back(a);
+    };
+    (collect(args), ...);
+    using Out = decltype(T::forward(ctx.get(), std::forward<Args>(args)...));
+    Out out = [&] {
+      AutoGradMode no_grad(false);
+      return T::forward(ctx.get(), std::forward<Args>(args)...);
+    }();
+    std::vector<Tensor> outs;
+    if constexpr (std::is_same_v<Out, Tensor>) outs = {out};
+    else outs = out;
+    auto backward = [](AutogradContext& c, std::vector<Tensor> g) { return T::backward(&c, std::move(g)); };
+    outs = record_function("CppNode", inputs, std::move(outs), ctx, backward);
+    if constexpr (std::is_same_v<Out, Tensor>) return outs[0];
+    else return outs;
+  }
+};
 
 }  // namespace ember::autograd

@@ -78,6 +78,34 @@ void init_autograd(PyObject* mod) {
     for (size_t i = 0; i < r.size(); ++i) out[i] = to_py(r[i]);
     return out;
   });
+  // ember.autograd.Function: the context (Python code may set attributes on it) and the
+  // recording of a forward's outputs.
+  pyb::class_<ag::AutogradContext, std::shared_ptr<ag::AutogradContext>>(m, "_FunctionContext", pyb::dynamic_attr())
+      .def(pyb::init<>())
+      .def("_save", [](ag::AutogradContext& c, pyb::handle ts) { c.save_for_backward(tensors(ts, true)); })
+      .def("_saved", [](const ag::AutogradContext& c) {
+        std::vector<Tensor> v = c.get_saved_variables();
+        pyb::tuple r(v.size());
+        for (size_t i = 0; i < v.size(); ++i) r[i] = to_py(v[i]);
+        return r;
+      })
+      .def("_mark_dirty", [](ag::AutogradContext& c, pyb::handle ts) { c.mark_dirty(tensors(ts, false)); })
+      .def("_mark_non_differentiable",
+           [](ag::AutogradContext& c, pyb::handle ts) { c.mark_non_differentiable(tensors(ts, false)); });
+  m.def("_record_function", [](const std::string& name, pyb::handle inputs, pyb::handle outputs,
+                               std::shared_ptr<ag::AutogradContext> ctx, pyb::object backward) {
+    auto bw = [backward](ag::AutogradContext&, std::vector<Tensor> grads) {
+      pyb::gil_scoped_acquire gil;
+      pyb::tuple args(grads.size());
+      for (size_t i = 0; i < grads.size(); ++i) args[i] = to_py(grads[i]);
+      pyb::object r = backward(*args);
+      return tensors(r, true);
+    };
+    std::vector<Tensor> outs = ag::record_function(name, tensors(inputs, true), tensors(outputs, true), ctx, bw);
+    pyb::tuple r(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) r[i] = to_py(outs[i]);
+    return r;
+  });
   m.def("_is_grad_enabled", [] { return ag::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { ag::GradMode::set_enabled(v); });
 }

@@ -321,7 +321,8 @@ class ViewBackward : public Node {
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     Tensor g = grads[0];
-    const bool reshape_only = IntArrayRef(base_strides_) == IntArrayRef(contiguous_strides(base_sizes_)) &&
+    const bool reshape_only = compute_numel(base_sizes_) == compute_numel(sizes_) &&
+                              IntArrayRef(base_strides_) == IntArrayRef(contiguous_strides(base_sizes_)) &&
                               IntArrayRef(strides_) == IntArrayRef(contiguous_strides(sizes_)) && offset_ == base_offset_;
     if (reshape_only) return {g.reshape(base_sizes_)};
     EMBER_CHECK(!(GradMode::is_enabled() && requires_grad(g)), NotImplementedError,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <complex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,7 @@ inline Scalar cj(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.t
 inline bool is_one(const Scalar& s) { return !s.is_complex() && s.to<double>() == 1.0; }
 inline Tensor times(const Tensor& g, const Scalar& s) { return is_one(s) ? g : mul(g, s); }
 
-inline void define(const char* op, std::vector<size_t> saves, bool saves_result, Formula f) {
+inline void define(const std::string& op, std::vector<size_t> saves, bool saves_result, Formula f) {
   register_derivative(op, Derivative{std::move(f), std::move(saves), saves_result});
 }
 

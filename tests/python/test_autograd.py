@@ -185,3 +185,43 @@ def test_backward_with_gradient_and_inputs():
         out.backward(lib.ones(3, dtype=lib.float64) * 2, inputs=[x])
         assert y.grad is None
     close(ex.grad, tx.grad)
+
+
+def _scaled_exp(lib):
+    class ScaledExp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            y = lib.exp(x) * k
+            ctx.save_for_backward(y)
+            ctx.k = k
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y, None
+    return ScaledExp
+
+
+def test_custom_function_matches_torch():
+    ex, tx = pair((4,), 11)
+    res = []
+    for lib, x in ((ember, ex), (torch, tx)):
+        f = _scaled_exp(lib)
+        y = f.apply(x, 2.0)
+        assert y.grad_fn.name().endswith("ScaledExpBackward") or "ScaledExpBackward" in y.grad_fn.name()
+        assert x.requires_grad and y.requires_grad
+        (y * y).sum().backward()
+        res.append(x.grad)
+    close(res[0], res[1])
+    with ember.no_grad():
+        assert not _scaled_exp(ember).apply(ex, 1.0).requires_grad
+
+
+def test_custom_function_checks_saved_versions():
+    x = ember.ones(3, requires_grad=True)
+    y = _scaled_exp(ember).apply(x * 1, 1.0)
+    with ember.no_grad():
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

@@ -8,8 +8,10 @@ PyTorch's Python names: grad modes as context managers and decorators, `backward
 import functools
 
 from .. import _C
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Function",
+           "once_differentiable"]
 
 
 def is_grad_enabled():
