@@ -144,6 +144,8 @@ struct BackwardContext {
   const SavedOp& op;
   // The forward arguments in schema order; tensors are the saved ones.
   const Tensor& tensor(size_t arg) const;
+  // A saved Tensor[] (or Tensor?[], None entries undefined) argument.
+  const std::vector<Tensor>& tensor_list(size_t arg) const;
   Scalar scalar(size_t arg) const;
   int64_t int_arg(size_t arg) const;
   bool bool_arg(size_t arg) const;
@@ -165,6 +167,7 @@ struct BackwardContext {
 using Formula = std::function<std::vector<Tensor>(const BackwardContext&, const std::vector<Tensor>& grads)>;
 
 struct Derivative {
+  // Empty: the op's results are not differentiable (they never require grad).
   Formula formula;
   // Which tensor arguments (schema positions) and whether the results are saved for the
   // formula; everything else the formula reads must be a non-tensor argument.

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "ember/autograd.h"
 
 namespace ember::py {
 
@@ -294,6 +295,11 @@ std::vector<Tensor> Args::tensor_list(int i) const {
 
 // ---------------------------------------------------------------- out=
 void assign_out(const char* op, Tensor& out, const Tensor& result) {
+  // The result was computed functionally; an out= form refuses inputs that require grad, as
+  // PyTorch's out= forms of differentiable ops do (copying would make out differentiable).
+  EMBER_CHECK(!(autograd::requires_grad(result) && autograd::GradMode::is_enabled()), RuntimeError, op,
+              "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.");
   ScalarType from = result.dtype(), to = out.dtype();
   // torch's canCast: no float into an integral, no complex into a non-complex, no non-bool
   // into bool.

@@ -55,7 +55,12 @@ Tensor arith(const Tensor& x, const Operand& y, const Scalar& alpha, std::option
   else if constexpr (K == Arith::RSub) return ember::sub(as_tensor_operand(y), x, alpha);
   else if constexpr (K == Arith::Mul) return y.t ? ember::mul(x, *y.t) : ember::mul(x, y.s);
   else if constexpr (K == Arith::Div) return y.t ? ember::div(x, *y.t, mode) : ember::div(x, y.s, mode);
-  else return y.t ? ember::div(x, *y.t, "floor") : ember::div(x, y.s, "floor");
+  else {
+    // The floor_divide op itself, not div with rounding: like PyTorch's, it has no derivative.
+    static const TypedOp<Tensor(const Tensor&, const Tensor&)> tt("floor_divide");
+    static const TypedOp<Tensor(const Tensor&, const Scalar&)> ts("floor_divide.Scalar");
+    return y.t ? tt.call(x, *y.t) : ts.call(x, y.s);
+  }
 }
 
 constexpr const char* arith_name(Arith k) {

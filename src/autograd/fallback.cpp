@@ -61,6 +61,16 @@ std::string node_name(const std::string& op) {
 }
 }  // namespace
 
+namespace {
+// Whether any overload of the op named `base` ("sum") has a derivative.
+bool has_any_derivative(const std::string& base) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  for (const auto& [name, d] : registry())
+    if (name == base || name.compare(0, base.size() + 1, base + ".") == 0) return true;
+  return false;
+}
+}  // namespace
+
 bool has_derivative(const std::string& op) {
   return find_derivative(op) != nullptr || find_derivative(functional_name(op)) != nullptr;
 }
@@ -93,6 +103,8 @@ class SavedOp {
   std::vector<IValue> args;           // non-tensor arguments as passed (tensors: None)
   std::vector<SavedTensor> saved;     // per argument: the saved tensors
   std::vector<Tensor> unpacked;       // per argument, during apply
+  std::vector<std::vector<SavedTensor>> saved_lists;  // per argument: a saved Tensor[] (Tensor?[])
+  std::vector<std::vector<Tensor>> unpacked_lists;
   std::vector<int> first_slot;        // per argument: its first slot, or -1
   std::vector<InputMeta> inputs;      // per slot
   std::vector<bool> needs;            // per slot
@@ -101,6 +113,11 @@ class SavedOp {
   std::vector<InputMeta> outputs;     // per result
 };
 
+const std::vector<Tensor>& BackwardContext::tensor_list(size_t arg) const {
+  EMBER_INTERNAL_ASSERT(arg < op.unpacked_lists.size(), "derivative of ", op.op->name(), " reads argument ", arg,
+                        ", which it does not save");
+  return op.unpacked_lists[arg];
+}
 const Tensor& BackwardContext::tensor(size_t arg) const {
   EMBER_INTERNAL_ASSERT(arg < op.unpacked.size() && op.saved[arg].defined(), "derivative of ", op.op->name(),
                         " reads argument ", arg, ", which it does not save");
@@ -166,10 +183,14 @@ class OpBackward : public Node {
     auto self = shared_from_this();
     s_.unpacked.assign(s_.saved.size(), Tensor());
     for (size_t a = 0; a < s_.saved.size(); ++a) s_.unpacked[a] = s_.saved[a].unpack(self, name_.c_str());
+    s_.unpacked_lists.assign(s_.saved_lists.size(), {});
+    for (size_t a = 0; a < s_.saved_lists.size(); ++a)
+      for (const SavedTensor& t : s_.saved_lists[a]) s_.unpacked_lists[a].push_back(t.unpack(self, name_.c_str()));
     s_.unpacked_results.clear();
     for (const SavedTensor& r : s_.results) s_.unpacked_results.push_back(r.unpack(self, name_.c_str()));
     std::vector<Tensor> out = d_->formula(BackwardContext{s_}, grads);
     s_.unpacked.clear();
+    s_.unpacked_lists.clear();
     s_.unpacked_results.clear();
     out.resize(s_.inputs.size());
     for (size_t k = 0; k < out.size(); ++k) {
@@ -185,6 +206,9 @@ class OpBackward : public Node {
     for (SavedTensor& t : s_.saved)
       if (t.defined()) t.release();
     for (SavedTensor& t : s_.results) t.release();
+    for (auto& l : s_.saved_lists)
+      for (SavedTensor& t : l)
+        if (t.defined()) t.release();
   }
 
  private:
@@ -227,15 +251,34 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     return;
   }
 
+  const bool is_out = std::any_of(written.begin(), written.end(), [&](size_t w) { return args[w].kwarg_only; });
+  // An out= form with a derivative of its own is differentiated like an in-place op (PyTorch's
+  // composite out= forms, such as norm and quantile, are differentiable).
+  if (is_out && !find_derivative(op.name())) {
+    // out= forms of differentiable ops refuse inputs that require grad (as PyTorch's do); those
+    // of ops without a derivative (all, argmax, ...) or into outputs that cannot carry
+    // gradients just run.
+    bool differentiable_out = false;
+    for (size_t w : written)
+      differentiable_out = differentiable_out || is_differentiable_dtype(stack[w].tensor().dtype());
+    EMBER_CHECK(!(differentiable_out && has_any_derivative(op.schema().name)), RuntimeError, op.schema().name,
+                "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+                "arguments requires grad.");
+    run_below();
+    return;
+  }
   for (size_t w : written) {
-    EMBER_CHECK(!args[w].kwarg_only, RuntimeError, op.schema().name, "(): functions with out=... arguments don't "
-                "support automatic differentiation, but one of the arguments requires grad.");
     const Tensor& t = stack[w].tensor();
     EMBER_CHECK(!(is_leaf(t) && requires_grad(t)), RuntimeError,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
   }
   const Derivative* d = find_derivative(op.name());
   if (!d && !written.empty()) d = find_derivative(functional_name(op.name()));
+  if (d && !d->formula) {  // registered without a formula: the results are not differentiable
+    run_below();
+    if (written.empty()) for_each_tensor(stack, stack.size(), [](size_t, const Tensor& t) { strip_key(t); });
+    return;
+  }
 
   SavedOp s;
   s.op = &op;
@@ -259,7 +302,12 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     else for (const Tensor& t : stack[i].tensor_list()) add_slot(t);
   }
   if (d) {
+    s.saved_lists.resize(nargs);
     for (size_t a : d->saves) {
+      if (a < nargs && stack[a].is_tensor_list()) {  // None entries of a Tensor?[] stay undefined
+        for (const Tensor& t : stack[a].tensor_list()) s.saved_lists[a].emplace_back(t, false, nullptr);
+        continue;
+      }
       if (a >= nargs || !stack[a].is_tensor()) continue;
       const Tensor& t = stack[a].tensor();
       const bool overwritten = std::find(written.begin(), written.end(), a) != written.end();
@@ -310,8 +358,27 @@ int64_t max_offset(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return offset;
 }
 
+// Whether several elements of a strided geometry may share a storage location (unfold,
+// expand): then each dim's stride must step past everything the smaller strides reach.
+bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of dims with size > 1
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 1) dims.emplace_back(std::abs(strides[i]), sizes[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;
+  for (auto [st, n] : dims) {
+    if (st <= reach) return true;
+    reach += (n - 1) * st;
+  }
+  return false;
+}
+
 // The gradient of a strided view with respect to its base: the view's gradient written
 // into zeros laid out like the base's storage (stride-0 dims of the view summed first).
+// Overlapping geometries go through storage positions instead: the view's elements that
+// share a location add up there, and base elements that share one split its gradient
+// evenly (as PyTorch's as_strided backward does), so that the base's own backward sums it
+// back.
 class ViewBackward : public Node {
  public:
   ViewBackward(const Tensor& base, const Tensor& view)
@@ -336,6 +403,14 @@ class ViewBackward : public Node {
     }
     const int64_t lo = std::min(min_offset(base_sizes_, base_strides_, base_offset_), min_offset(vs, strides_, offset_));
     const int64_t hi = std::max(max_offset(base_sizes_, base_strides_, base_offset_), max_offset(vs, strides_, offset_));
+    if (may_overlap(vs, strides_) || may_overlap(base_sizes_, base_strides_)) {
+      const Tensor pos = arange(hi - lo + 1, kInt64);
+      const Tensor vpos = pos.as_strided(vs, strides_, offset_ - lo).reshape({-1});
+      const Tensor bpos = pos.as_strided(base_sizes_, base_strides_, base_offset_ - lo).reshape({-1});
+      const Tensor at = index_add(zeros({hi - lo + 1}, dtype_), 0, vpos, g.reshape({-1}));
+      const Tensor count = index_add(zeros({hi - lo + 1}, dtype_), 0, bpos, ones({bpos.numel()}, dtype_));
+      return {div(index_select(at, 0, bpos), index_select(count, 0, bpos)).reshape(base_sizes_)};
+    }
     Tensor buf = zeros({hi - lo + 1}, dtype_);
     Tensor dst = buf.as_strided(vs, strides_, offset_ - lo);
     dst.copy_(g);

@@ -11,6 +11,7 @@ using namespace formula;
 
 // The gradient of a reduction over `dims` (all when empty) spread back over the input's shape.
 Tensor expand_reduced(const Tensor& g, IntArrayRef sizes, std::vector<int64_t> dims, bool keepdim) {
+  if (sizes.empty()) return g.reshape(sizes);  // a 0-dim input: dim 0 or -1 reduces nothing
   Tensor r = g;
   if (!keepdim && !dims.empty()) {
     const int64_t n = static_cast<int64_t>(sizes.size());
@@ -24,6 +25,7 @@ Tensor expand_reduced(const Tensor& g, IntArrayRef sizes, std::vector<int64_t> d
 }
 int64_t reduced_count(IntArrayRef sizes, const std::vector<int64_t>& dims) {
   int64_t n = 1;
+  if (sizes.empty()) return n;  // a 0-dim input: dim 0 or -1 reduces its one element
   if (dims.empty()) {
     for (int64_t s : sizes) n *= s;
     return n;

@@ -277,9 +277,13 @@ EMBER_REGISTER(autograd_formulas_pointwise) {
   define("gelu", {0}, false, [](const BackwardContext& c, const Grads& g) {
     return Grads{g[0] * gelu_grad(c.tensor(0), c.string_arg(1).value_or("none") == "tanh")};
   });
-  from_input("silu", [](const Tensor& x) {
+  define("silu", {0}, false, [](const BackwardContext& c, const Grads& g) {
+    const Tensor& x = c.tensor(0);
+    // As in PyTorch, which refuses complex silu in autograd.
+    EMBER_CHECK(!x.is_complex(), RuntimeError, "silu does not support automatic differentiation for outputs with "
+                "complex dtype.");
     const Tensor s = sigmoid(x);
-    return s * (x * (1 - s) + 1);
+    return Grads{g[0] * (s * (x * (1 - s) + 1))};
   });
   from_input("mish", [](const Tensor& x) {
     const Tensor t = tanh(softplus(x));
@@ -291,9 +295,13 @@ EMBER_REGISTER(autograd_formulas_pointwise) {
     const Tensor bx = x * beta;
     return Grads{where(gt(bx, c.scalar(2)), g[0], g[0] * sigmoid(bx))};
   });
-  from_input("softsign", [](const Tensor& x) {
+  // softsign(x) = x / (1 + |x|); for complex x the |x| part is not holomorphic: its real-valued
+  // gradient Re(-g conj(x) / d^2) flows back through abs as that times sgn(x).
+  define("softsign", {0}, false, [](const BackwardContext& c, const Grads& g) {
+    const Tensor& x = c.tensor(0);
     const Tensor d = abs(x) + 1;
-    return reciprocal(d * d);
+    if (!x.is_complex()) return Grads{g[0] / (d * d)};
+    return Grads{g[0] / d - (g[0] * conj(x)).real() / (d * d) * sgn(x)};
   });
   define("hardtanh", {0}, false, [](const BackwardContext& c, const Grads& g) {
     const Tensor& x = c.tensor(0);
@@ -415,21 +423,12 @@ EMBER_REGISTER(autograd_formulas_pointwise) {
   define("true_divide.Scalar", {}, false, [](const BackwardContext& c, const Grads& g) {
     return Grads{g[0] / cj(c.scalar(1))};
   });
-  for (const char* n : {"floor_divide", "floor_divide.Scalar"}) {
-    define(n, {}, false, [](const BackwardContext& c, const Grads& g) {
-      Grads r(c.num_slots());
-      for (size_t k = 0; k < r.size(); ++k)
-        if (c.needs_grad(k)) r[k] = zeros_of(g[0]);
-      return r;
-    });
-  }
+  // floor_divide and remainder(Scalar, Tensor) have no derivative, as in PyTorch (backward
+  // raises).
   define("remainder.Tensor", {0, 1}, false, [](const BackwardContext& c, const Grads& g) { return rem_grad(c, g, true); });
   define("fmod.Tensor", {0, 1}, false, [](const BackwardContext& c, const Grads& g) { return rem_grad(c, g, false); });
   identity_grad("remainder.Scalar");
   identity_grad("fmod.Scalar");
-  define("remainder.Scalar_Tensor", {1}, false, [](const BackwardContext& c, const Grads& g) {
-    return Grads{-g[0] * floor(c.scalar(0) / c.tensor(1))};
-  });
 
   // ---- ternary
   define("lerp.Scalar", {}, false, [](const BackwardContext& c, const Grads& g) {

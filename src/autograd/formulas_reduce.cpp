@@ -29,8 +29,16 @@ std::vector<int64_t> reduced_dims(IntArrayRef sizes, std::vector<int64_t> dims) 
 std::vector<int64_t> opt_dims(const BackwardContext& c, size_t arg) {
   return c.is_none(arg) ? std::vector<int64_t>() : c.int_list(arg);
 }
+// The input as the op computed with it: cast to its dtype= argument (a complex input cast to
+// a real dtype loses its imaginary part, so it gets a real gradient).
+Tensor computed_input(const BackwardContext& c, size_t dtype_arg) {
+  const Tensor& x = c.tensor(0);
+  const auto dt = c.dtype_arg(dtype_arg);
+  return dt && *dt != x.dtype() ? x.to(*dt) : x;
+}
 // A reduced tensor (g, or a saved result) spread back over the input's shape.
 Tensor expand_back(const Tensor& t, IntArrayRef sizes, const std::vector<int64_t>& dims, bool keepdim) {
+  if (sizes.empty()) return t.reshape(sizes);  // a 0-dim input: dim 0 or -1 reduces nothing
   Tensor r = t;
   if (!keepdim)
     for (int64_t d : dims) r = r.unsqueeze(d);
@@ -38,6 +46,7 @@ Tensor expand_back(const Tensor& t, IntArrayRef sizes, const std::vector<int64_t
 }
 int64_t count(IntArrayRef sizes, const std::vector<int64_t>& dims) {
   int64_t n = 1;
+  if (sizes.empty()) return n;  // a 0-dim input: dim 0 or -1 counts its one element
   for (int64_t d : dims) n *= sizes[d];
   return n;
 }
@@ -104,6 +113,9 @@ VarArgs var_args(const BackwardContext& c, int overload) {
 Tensor var_grad(const Tensor& g, const Tensor& x, const VarArgs& a) {
   const int64_t n = count(x.sizes(), a.dims);
   const double denom = static_cast<double>(std::max<int64_t>(0, n - a.correction));
+  // A 0-dim input: PyTorch leaves out the (zero) centered factor, so the gradient is g 2 / denom
+  // (inf for the default correction), not NaN.
+  if (x.dim() == 0) return g * (2.0 / denom);
   const Tensor centered = a.dims.empty() ? x - x : x - mean(x, a.dims, /*keepdim=*/true);
   return expand_back(g, x.sizes(), a.dims, a.keepdim) * centered * (2.0 / denom);
 }
@@ -192,7 +204,9 @@ Grads quantile_grad(const BackwardContext& c, const Tensor& g, const Tensor& q, 
   const Tensor qv = q.defined() ? q.reshape({-1}).to(x.dtype()) : full({1}, c.scalar(1), x.dtype());
   const int64_t n = xr.size(-1);
   const Tensor m = ignore_nan ? sum(logical_not(isnan(xr)).to(x.dtype()), {-1}, true) : full({1}, Scalar(n), x.dtype());
-  const Tensor rank = clamp_min(qv * (m - 1), 0);
+  Tensor rank = clamp_min(qv * (m - 1), 0);
+  // quantile of a row with NaN is its last sorted element (a NaN), which takes the gradient.
+  if (!ignore_nan) rank = where(gt(sum(isnan(xr).to(x.dtype()), {-1}, true), 0), full_like(rank, Scalar(n - 1)), rank);
   Tensor lo = floor(rank), hi = ceil(rank), w_hi = rank - lo;
   if (interp == "lower") w_hi = zeros_like(w_hi);
   else if (interp == "higher") w_hi = ones_like(w_hi);
@@ -226,13 +240,13 @@ Grads quantile_grad(const BackwardContext& c, const Tensor& g, const Tensor& q, 
 EMBER_REGISTER(autograd_formulas_reduce) {
   // ---- prod
   define("prod", {0}, true, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& x = c.tensor(0);
+    const Tensor x = computed_input(c, 1);
     const Tensor flat = x.reshape({x.numel()});
     const Tensor ge = g[0].reshape({1}).expand({x.numel()});
     return Grads{prod_grad(ge, flat, c.result().reshape({1}), 0).reshape(x.sizes())};
   });
   define("prod.dim_int", {0}, true, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& x = c.tensor(0);
+    const Tensor x = computed_input(c, 3);
     if (x.dim() == 0) return Grads{g[0]};
     const std::vector<int64_t> dims{wrap(c.int_arg(1), x.dim())};
     const bool keepdim = c.bool_arg(2);
@@ -247,18 +261,18 @@ EMBER_REGISTER(autograd_formulas_reduce) {
       return Grads{evenly_distribute(g[0], x, c.result(), reduced_dims(x.sizes(), {}), false)};
     });
   }
+  // amax/amin split among the elements equal to the result; as in PyTorch, a NaN result
+  // matches none of them, and its row's gradient becomes NaN (0 * g / 0).
   for (const char* n : {"amax", "amin"}) {
     define(n, {0}, true, [](const BackwardContext& c, const Grads& g) {
       const Tensor& x = c.tensor(0);
-      return Grads{evenly_distribute(g[0], x, c.result(), reduced_dims(x.sizes(), c.int_list(1)), c.bool_arg(2))};
+      const auto dims = reduced_dims(x.sizes(), c.int_list(1));
+      const bool keepdim = c.bool_arg(2);
+      const Tensor mask = eq(x, expand_back(c.result(), x.sizes(), dims, keepdim)).to(g[0].dtype());
+      return Grads{mask * (expand_back(g[0], x.sizes(), dims, keepdim) / sum_keep(mask, dims))};
     });
   }
-  define("aminmax", {0}, true, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& x = c.tensor(0);
-    const auto dims = reduced_dims(x.sizes(), c.is_none(1) ? std::vector<int64_t>() : c.int_list(1));
-    const bool kd = c.result(0).dim() == x.dim();  // keepdim, read off the result's rank
-    return Grads{evenly_distribute(g[0], x, c.result(0), dims, kd) + evenly_distribute(g[1], x, c.result(1), dims, kd)};
-  });
+  // aminmax has no derivative, as in PyTorch 1.13 (backward raises).
   for (const char* n : {"max.dim", "min.dim", "median.dim", "nanmedian.dim", "mode"}) define_selecting(n, 1, 2);
   define_selecting("kthvalue", 2, 3);
   for (const char* n : {"cummax", "cummin"}) {
@@ -298,14 +312,18 @@ EMBER_REGISTER(autograd_formulas_reduce) {
     return Grads{norm_grad(g[0], x, c.result(), norm_p(c, 1), reduced_dims(x.sizes(), {}), false)};
   });
   define("norm.ScalarOpt_dtype", {0}, true, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& x = c.tensor(0);
+    const Tensor x = computed_input(c, 2);
     return Grads{norm_grad(g[0], x, c.result(), norm_p(c, 1), reduced_dims(x.sizes(), {}), false)};
   });
-  for (const char* n : {"norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype"}) {
-    define(n, {0}, true, [](const BackwardContext& c, const Grads& g) {
-      const Tensor& x = c.tensor(0);
-      return Grads{norm_grad(g[0], x, c.result(), norm_p(c, 1), reduced_dims(x.sizes(), c.int_list(2)), c.bool_arg(3))};
-    });
+  // The out= forms too: PyTorch differentiates them (its norm and quantile are composites).
+  for (const bool has_dtype : {false, true}) {
+    for (const char* n : {has_dtype ? "norm.ScalarOpt_dim_dtype" : "norm.ScalarOpt_dim",
+                          has_dtype ? "norm.dtype_out" : "norm.out"}) {
+      define(n, {0}, true, [has_dtype](const BackwardContext& c, const Grads& g) {
+        const Tensor x = has_dtype ? computed_input(c, 4) : c.tensor(0);
+        return Grads{norm_grad(g[0], x, c.result(), norm_p(c, 1), reduced_dims(x.sizes(), c.int_list(2)), c.bool_arg(3))};
+      });
+    }
   }
   define("logsumexp", {0}, true, [](const BackwardContext& c, const Grads& g) {
     const Tensor& x = c.tensor(0);
@@ -320,14 +338,20 @@ EMBER_REGISTER(autograd_formulas_reduce) {
     return Grads{where(isnan(x), zeros_like(ge), ge)};
   });
 
+  // ---- counts: not differentiable (results do not require grad), as in PyTorch
+  register_derivative("histc", Derivative{});
+
   // ---- quantiles
   for (const bool nan : {false, true}) {
-    define(nan ? "nanquantile" : "quantile", {0, 1}, false, [nan](const BackwardContext& c, const Grads& g) {
-      return quantile_grad(c, g[0], c.tensor(1), nan);
-    });
-    define(nan ? "nanquantile.scalar" : "quantile.scalar", {0}, false, [nan](const BackwardContext& c, const Grads& g) {
-      return Grads{quantile_grad(c, g[0], Tensor(), nan)[0]};
-    });
+    const std::string base = nan ? "nanquantile" : "quantile";
+    for (const std::string& n : {base, base + ".out"})
+      define(n, {0, 1}, false, [nan](const BackwardContext& c, const Grads& g) {
+        return quantile_grad(c, g[0], c.tensor(1), nan);
+      });
+    for (const std::string& n : {base + ".scalar", base + ".scalar_out"})
+      define(n, {0}, false, [nan](const BackwardContext& c, const Grads& g) {
+        return Grads{quantile_grad(c, g[0], Tensor(), nan)[0]};
+      });
   }
 
   // ---- scans

@@ -131,37 +131,72 @@ EMBER_REGISTER(autograd_formulas_shape) {
 
   // scatter_reduce(self, dim, index, src, reduce, *, include_self): sum, mean, amax, amin
   // (ties share evenly). Positions nothing is scattered to keep self.
-  define("scatter_reduce.two", {0, 2, 3}, true, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& self = c.tensor(0);
-    const Tensor& index = c.tensor(2);
-    const Tensor& src = c.tensor(3);
-    const int64_t dim = wrap_dim(c.int_arg(1), self.dim());
-    const std::string reduce = c.string_arg(4).value_or("sum");
-    const bool include_self = c.bool_arg(5);
-    const Tensor z = zeros_like(g[0]);
-    const Tensor hit = gt(scatter_add(zeros_like(g[0]), dim, index, ones_like(src, g[0].dtype())), 0);
-    const Tensor self_counts = include_self ? ones_like(z) : zeros_like(z);
-    Tensor self_w, src_w;  // the share of each self and src element in its output
-    if (reduce == "sum" || reduce == "mean") {
-      Tensor n = ones_like(z);
-      if (reduce == "mean") n = clamp_min(scatter_add(self_counts, dim, index, ones_like(src, g[0].dtype())), 1);
-      self_w = reciprocal(n);
-      src_w = gather(reciprocal(n), dim, index);
-    } else if (reduce == "amax" || reduce == "amin") {
-      const Tensor& y = c.result();
-      const Tensor self_is = eq(self, y).to(g[0].dtype()) * self_counts;
-      const Tensor src_is = eq(src, gather(y, dim, index)).to(g[0].dtype());
-      const Tensor n = scatter_add(self_is, dim, index, src_is);
-      self_w = self_is / n;
-      src_w = src_is / gather(n, dim, index);
-    } else {
-      EMBER_FAIL(NotImplementedError, "the derivative of scatter_reduce with reduce='", reduce, "' is not implemented.");
+  // PyTorch refuses complex outputs of the functional form only (its in-place form differentiates).
+  for (const bool inplace : {false, true}) {
+    define(inplace ? "scatter_reduce_.two" : "scatter_reduce.two", {0, 2, 3}, true,
+           [inplace](const BackwardContext& c, const Grads& g) {
+      EMBER_CHECK(inplace || !g[0].is_complex(), RuntimeError,
+                  "scatter_reduce does not support automatic differentiation for outputs with complex dtype.");
+      const Tensor& self = c.tensor(0);
+      const Tensor& index = c.tensor(2);
+      const Tensor& src = c.tensor(3);
+      const int64_t dim = wrap_dim(c.int_arg(1), self.dim());
+      const std::string reduce = c.string_arg(4).value_or("sum");
+      const bool include_self = c.bool_arg(5);
+      const Tensor z = zeros_like(g[0]);
+      const Tensor hit = ne(scatter_add(zeros_like(g[0]), dim, index, ones_like(src, g[0].dtype())), 0);
+      const Tensor self_counts = include_self ? ones_like(z) : zeros_like(z);
+      Tensor self_w, src_w;  // the share of each self and src element in its output
+      if (reduce == "sum" || reduce == "mean") {
+        Tensor n = ones_like(z);
+        if (reduce == "mean") n = clamp_min(scatter_add(self_counts, dim, index, ones_like(src, g[0].dtype())), 1);
+        self_w = reciprocal(n);
+        src_w = gather(reciprocal(n), dim, index);
+      } else if (reduce == "amax" || reduce == "amin") {
+        const Tensor& y = c.result();
+        const Tensor self_is = eq(self, y).to(g[0].dtype()) * self_counts;
+        const Tensor src_is = eq(src, gather(y, dim, index)).to(g[0].dtype());
+        const Tensor n = scatter_add(self_is, dim, index, src_is);
+        self_w = self_is / n;
+        src_w = src_is / gather(n, dim, index);
+      } else if (reduce == "prod" && !g[0].is_complex()) {
+        // Each element's share is the product of the others in its output, exact with zeros:
+        // the product of the nonzero ones where no other is zero.
+        const Tensor one = ones_like(z);
+        const Tensor self_in = include_self ? self : one;
+        const Tensor self_zero = eq(self_in, 0).to(z.dtype()), src_zero = eq(src, 0).to(z.dtype());
+        const Tensor zeros_at = scatter_add(self_zero, dim, index, src_zero);
+        const Tensor nz_prod = scatter_reduce(where(eq(self_in, 0), one, self_in), dim, index,
+                                              where(eq(src, 0), ones_like(src), src), "prod");
+        auto others = [&](const Tensor& x, const Tensor& x_zero, const Tensor& zeros_n, const Tensor& prod_n) {
+          return where(eq(zeros_n - x_zero, 0), where(eq(x, 0), prod_n, prod_n / x), zeros_like(prod_n));
+        };
+        self_w = others(self_in, self_zero, zeros_at, nz_prod) * self_counts;
+        src_w = others(src, src_zero, gather(zeros_at, dim, index), gather(nz_prod, dim, index));
+      } else {
+        EMBER_FAIL(NotImplementedError, "the derivative of scatter_reduce with reduce='", reduce, "' is not implemented.");
+      }
+      if (!include_self) self_w = where(hit, zeros_like(self_w), ones_like(self_w));
+      else if (reduce != "sum") self_w = where(hit, self_w, ones_like(self_w));
+      Grads r(3);
+      if (c.needs_grad(0)) r[0] = g[0] * self_w;
+      if (c.needs_grad(2)) r[2] = gather(g[0], dim, index) * src_w;
+      return r;
+    });
+  }
+
+  // index_put_(self, indices, values, accumulate): slots self 0, one per index, values last.
+  // self keeps the gradient except where written (all of it with accumulate); values get
+  // the gradient at the positions they were written to.
+  define("index_put_", {1}, false, [](const BackwardContext& c, const Grads& g) {
+    std::vector<std::optional<Tensor>> idx;
+    for (const Tensor& t : c.tensor_list(1)) idx.push_back(t.defined() ? std::optional<Tensor>(t) : std::nullopt);
+    Grads r(c.num_slots());
+    if (c.needs_grad(0)) {
+      r[0] = c.bool_arg(3) ? g[0] : clone(g[0]);
+      if (!c.bool_arg(3)) index_put_(r[0], idx, zeros({}, g[0].dtype()));
     }
-    if (!include_self) self_w = where(hit, zeros_like(self_w), ones_like(self_w));
-    else if (reduce != "sum") self_w = where(hit, self_w, ones_like(self_w));
-    Grads r(3);
-    if (c.needs_grad(0)) r[0] = g[0] * self_w;
-    if (c.needs_grad(2)) r[2] = gather(g[0], dim, index) * src_w;
+    if (c.needs_grad(r.size() - 1)) r.back() = index(g[0], idx);
     return r;
   });
 

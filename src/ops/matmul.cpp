@@ -7,6 +7,7 @@
 // float32 and rounds once, integer types wrap; bool and float16 are rejected.
 #include <algorithm>
 
+#include "autograd/out_check.h"
 #include "backends/cpu/blas.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
@@ -407,6 +408,16 @@ Tensor addr_k(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scal
     EMBER_CHECK(!alpha.is_floating_point() && !alpha.is_complex(), RuntimeError,
                 "For integral input tensors, argument alpha must not be a floating point number.");
   }
+  // PyTorch's differentiable path does not promote, and refuses bool coefficients for non-bool
+  // results.
+  if (dt != kBool && autograd::GradMode::is_enabled() &&
+      (autograd::requires_grad(self) || autograd::requires_grad(v1) || autograd::requires_grad(v2))) {
+    for (const Tensor* t : {&v1, &v2})
+      EMBER_CHECK(t->dtype() == self.dtype(), RuntimeError, "expected scalar type ", self.dtype(), " but found ",
+                  t->dtype());
+    EMBER_CHECK(!beta.is_bool(), RuntimeError, "Boolean beta only supported for Boolean results.");
+    EMBER_CHECK(!alpha.is_bool(), RuntimeError, "Boolean alpha only supported for Boolean results.");
+  }
   if (dt == kBool) {  // beta and alpha act as switches; + is logical or
     const bool b = beta.to<bool>(), a = alpha.to<bool>();
     const Tensor kept = b ? self.expand(o.sizes()) : zeros(o.sizes(), TensorOptions(kBool).device(o.device()));
@@ -418,6 +429,7 @@ Tensor addr_k(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scal
 
 Tensor& addr_out_k(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha,
                    Tensor& out) {
+  autograd::check_out_inputs("addr", {self, v1, v2});
   Tensor r = addr_k(self, v1, v2, beta, alpha);
   EMBER_CHECK(can_cast(r.dtype(), out.dtype()), RuntimeError, "result type ", r.dtype(),
               " can't be cast to the desired output type ", out.dtype());
@@ -426,7 +438,9 @@ Tensor& addr_out_k(const Tensor& self, const Tensor& v1, const Tensor& v2, const
 }
 
 Tensor& addr_inplace_k(Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
-  Tensor r = addr_k(self, v1, v2, beta, alpha);
+  // A copy of self when autograd records: the ops below may save self, which the copy_ overwrites.
+  const bool recorded = autograd::GradMode::is_enabled() && autograd::requires_grad(self);
+  Tensor r = addr_k(recorded ? self.clone() : self, v1, v2, beta, alpha);
   EMBER_CHECK(self.sizes().equals(r.sizes()), RuntimeError, "addr_(): self of shape ", self.sizes(),
               " cannot hold the result of shape ", r.sizes(), " in place");
   EMBER_CHECK(can_cast(r.dtype(), self.dtype()), RuntimeError, "result type ", r.dtype(),

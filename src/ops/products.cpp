@@ -502,7 +502,8 @@ Tensor cdist_composite(const Tensor& x1, const Tensor& x2, double p, std::string
     shape->push_back(cols);
   }
   const Tensor a = x1.expand(shape1), b = x2.expand(shape2);
-  if (M == 0) return zeros(out_shape, TensorOptions(x1.dtype()).device(x1.device()));
+  // No columns: all distances are zero, through ops so that autograd connects the result.
+  if (M == 0) return sum(sub(a.unsqueeze(-2), b.unsqueeze(-3)), DimVector{-1});
   if (p == 2 && (mode == 1 || (mode == 0 && (P > 25 || R > 25)))) {
     const Tensor a_sq = sum(mul(a, a), DimVector{-1}, /*keepdim=*/true);                   // [..., P, 1]
     const Tensor b_sq = sum(mul(b, b), DimVector{-1}, /*keepdim=*/true).transpose(-2, -1);  // [..., 1, R]

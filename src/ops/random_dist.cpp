@@ -5,6 +5,7 @@
 // Meta form computes shapes and dtypes only.
 #include <cmath>
 
+#include "autograd/out_check.h"
 #include "core/convert.h"
 #include "core/dtype_dispatch.h"
 #include "ember/dispatch.h"
@@ -68,6 +69,9 @@ TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.d
 
 Tensor normal_tf_c(const Tensor& mean, double std, Generator* gen) {
   check_std_scalar(std);
+  // As PyTorch: no autograd for complex normal.
+  EMBER_CHECK(!(mean.is_complex() && autograd::GradMode::is_enabled() && autograd::requires_grad(mean)), RuntimeError,
+              "normal does not support automatic differentiation for outputs with complex dtype.");
   Tensor out = empty(mean.sizes(), like(mean));
   return normal_into(out, &mean, 0.0, nullptr, std, mean.sizes(), gen);
 }
@@ -93,6 +97,7 @@ Tensor normal_tt_c(const Tensor& mean, const Tensor& std, Generator* gen) {
   return normal_into(out, &mean, 0.0, &std, 1.0, shape, gen);
 }
 Tensor& normal_tt_out_c(const Tensor& mean, const Tensor& std, Generator* gen, Tensor& out) {
+  autograd::check_out_inputs("normal", {mean, std});
   check_std_tensor(std);
   const DimVector shape = broadcast_shapes(mean.sizes(), std.sizes());
   return normal_into(out, &mean, 0.0, &std, 1.0, shape, gen);
@@ -122,6 +127,7 @@ Tensor bernoulli_c(const Tensor& self, Generator* gen) {
   return bernoulli_(out, self, gen);
 }
 Tensor& bernoulli_out_c(const Tensor& self, Generator* gen, Tensor& out) {
+  autograd::check_out_inputs("bernoulli", {self});
   check_bernoulli_tensor_dtypes(out.dtype(), self.dtype());
   if (!self.is_meta() && self.numel() > 0) check_probabilities(self);
   resize_out("bernoulli", out, self.sizes(), self.device());

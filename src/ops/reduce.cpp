@@ -288,7 +288,10 @@ Tensor& nansum_out_k(const Tensor& self, std::optional<IntArrayRef> dim, bool ke
 }
 
 // nanmean = nansum / (number of non-NaN elements), as PyTorch defines it.
-Tensor nanmean_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+// `record`: the sum goes through the dispatched nansum, so that autograd records it; the out=
+// form sums internally, so that out stays outside the graph (as PyTorch's nanmean.out).
+Tensor nanmean_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                    bool record) {
   reduce_check_device("nanmean", self);
   EMBER_CHECK(self.is_floating_point(), RuntimeError,
               "nanmean(): expected input to have floating point dtype but got ", self.dtype());
@@ -298,18 +301,18 @@ Tensor nanmean_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool kee
   DimVector dims;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (mask >> d & 1) dims.push_back(d);
-  Tensor total = nansum_impl(self, dim, keepdim, dtype, Tensor());
+  Tensor total = record ? ember::nansum(self, dim, keepdim, dtype) : nansum_impl(self, dim, keepdim, dtype, Tensor());
   if (self.dim() == 0) dims.clear();
   Tensor count = ember::sum(ember::eq(self, self), dims, keepdim);
   return div(total, count);
 }
 Tensor nanmean_k(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return nanmean_impl(self, dim, keepdim, dtype);
+  return nanmean_impl(self, dim, keepdim, dtype, /*record=*/true);
 }
 Tensor& nanmean_out_k(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                       std::optional<ScalarType> dtype, Tensor& out) {
   check_out_dtype("nanmean", out, dtype);
-  return reduce_assign_out("nanmean", out, nanmean_impl(self, dim, keepdim, dtype));
+  return reduce_assign_out("nanmean", out, nanmean_impl(self, dim, keepdim, dtype, /*record=*/false));
 }
 
 Tensor prod_impl(const Tensor& self, DimMask mask, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "autograd/out_check.h"
 #include "autograd/view.h"
 #include "backends/cpu/shape_stubs.h"
 #include "ember/dispatch.h"
@@ -327,12 +328,8 @@ Tensor diag_composite(const Tensor& self, int64_t diagonal) {
   EMBER_CHECK(self.dim() == 1 || self.dim() == 2, RuntimeError, "matrix or a vector expected");
   if (self.dim() == 2) return self.diagonal(diagonal).clone();
   EMBER_CHECK(diagonal != INT64_MIN, RuntimeError, "diag(): diagonal ", diagonal, " is out of range");
-  const int64_t n = checked_add(self.sizes()[0], std::abs(diagonal));
-  checked_mul(n, n);
-  Tensor out = zeros({n, n}, TensorOptions(self.dtype()).device(self.device()));
-  Tensor d = out.diagonal(diagonal);
-  d.copy_(self);
-  return out;
+  checked_mul(checked_add(self.sizes()[0], std::abs(diagonal)), checked_add(self.sizes()[0], std::abs(diagonal)));
+  return diag_embed(self, diagonal, 0, 1);
 }
 
 Tensor& diag_out_composite(const Tensor& self, int64_t diagonal, Tensor& out) {
@@ -340,6 +337,7 @@ Tensor& diag_out_composite(const Tensor& self, int64_t diagonal, Tensor& out) {
   EMBER_CHECK(out.defined(), ValueError, "diag(): got an undefined out tensor");
   EMBER_CHECK(out.dtype() == self.dtype(), RuntimeError, "expected scalar type ", self.dtype(), " but found ",
               out.dtype());
+  autograd::check_out_inputs("diag", {self});
   Tensor r = diag_composite(self, diagonal);
   if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
   out.copy_(r);
@@ -352,14 +350,25 @@ Tensor diag_embed_composite(const Tensor& self, int64_t offset, int64_t dim1, in
   EMBER_CHECK(d1 != d2, RuntimeError, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
   EMBER_CHECK(offset != INT64_MIN, RuntimeError, "diag_embed(): offset ", offset, " is out of range");
   const int64_t n = checked_add(self.sizes().back(), std::abs(offset));
-  DimVector sizes(self.sizes());
-  sizes.erase(sizes.size() - 1);
-  sizes.insert(std::min(d1, d2), n);
-  sizes.insert(std::max(d1, d2), n);
-  Tensor out = zeros(sizes, TensorOptions(self.dtype()).device(self.device()));
-  Tensor d = out.diagonal(offset, d1, d2);
-  d.copy_(self);
-  return out;
+  // Built with differentiable ops (no copy_ into a view of zeros, which autograd cannot
+  // follow): x on the diagonal of its last dim squared, padded by |offset| rows and columns,
+  // then those two dims moved to dim1 and dim2. where (not a product with eye) keeps inf and
+  // NaN off the rest of the matrix.
+  const int64_t m = self.sizes().back(), k = std::abs(offset);
+  const TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
+  DimVector sq(self.sizes());
+  sq.push_back(m);
+  Tensor out = where(eye(m, std::nullopt, TensorOptions(kBool).device(self.device())), self.unsqueeze(-1).expand(sq),
+                     zeros(sq, opts));
+  if (k > 0) {
+    DimVector cols(sq), rows(sq);
+    cols.back() = k;
+    rows[rows.size() - 2] = k;
+    rows.back() = n;
+    const Tensor zc = zeros(cols, opts), zr = zeros(rows, opts);
+    out = offset > 0 ? cat({cat({zc, out}, -1), zr}, -2) : cat({zr, cat({out, zc}, -1)}, -2);
+  }
+  return movedim(out, DimVector{nd - 2, nd - 1}, DimVector{d1, d2}).contiguous();
 }
 
 Tensor diagflat_composite(const Tensor& self, int64_t offset) { return diag(self.reshape({-1}), offset); }
@@ -378,6 +387,7 @@ Tensor narrow_copy_composite(const Tensor& self, int64_t dim, int64_t start, int
 }
 
 Tensor& narrow_copy_out_composite(const Tensor& self, int64_t dim, int64_t start, int64_t length, Tensor& out) {
+  autograd::check_out_inputs("narrow_copy", {self});
   Tensor v = narrowed(self, dim, start, length);
   prepare_out(out, self, v.sizes());
   out.copy_(v);
@@ -541,7 +551,9 @@ EMBER_REGISTER(shape_ops) {
   register_composite<TriSig, &diagflat_composite>("diagflat");
 
   define_op<NarrowCopySig>("narrow_copy(Tensor self, int dim, int start, int length) -> Tensor");
-  register_composite<NarrowCopySig, &narrow_copy_composite>("narrow_copy");
+  // Kernels rather than a composite: narrow_copy has no derivative, as in PyTorch, so autograd
+  // must record the op itself (its backward raises) instead of the differentiable view.
+  register_cpu_meta<NarrowCopySig, &narrow_copy_composite>("narrow_copy");
   define_op<NarrowCopyOutSig>(
       "narrow_copy.out(Tensor self, int dim, int start, int length, *, Tensor(a!) out) -> Tensor(a!)");
   register_composite<NarrowCopyOutSig, &narrow_copy_out_composite>("narrow_copy.out");

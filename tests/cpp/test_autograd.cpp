@@ -1,6 +1,7 @@
 // The autograd engine and the derivatives of the foundation ops: gradients against central
 // differences in float64 (and complex128), graph bookkeeping, and the errors PyTorch raises.
 #include <functional>
+#include <thread>
 
 #include "ember/autograd.h"
 #include "test_util.h"
@@ -240,6 +241,66 @@ TEST(Autograd, CustomFunction) {
   Tensor z = ScaledSquare::apply(mul(x, 1.0), 1.0);
   ag::backward({sum(z)});
   testing::expect_error<RuntimeError>([&] { ag::backward({sum(z)}); }, "second time");
+}
+
+// A backward that runs a backward pass of its own (reentrant), as checkpointing does.
+struct ReentrantSquare : ag::Function<ReentrantSquare> {
+  static Tensor forward(ag::AutogradContext* ctx, const Tensor& x) {
+    ctx->save_for_backward({x});
+    return mul(x, x);
+  }
+  static std::vector<Tensor> backward(ag::AutogradContext* ctx, std::vector<Tensor> g) {
+    Tensor x = ag::detach(ctx->get_saved_variables()[0]);
+    ag::set_requires_grad(x);
+    Tensor y;
+    {
+      ag::EnableGradGuard enable;
+      y = sum(mul(x, x));
+    }
+    return {mul(ag::grad({y}, {x})[0], g[0])};
+  }
+};
+
+TEST(Autograd, ReentrantBackward) {
+  Tensor x = leaf({4}, 42);
+  ag::backward({sum(ReentrantSquare::apply(x))});
+  std::vector<double> want = as_double(mul(x, 2.0)), got = as_double(ag::grad(x));
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
+}
+
+TEST(Autograd, ConcurrentBackwardOnIndependentGraphs) {
+  constexpr int kThreads = 4, kIters = 200;
+  std::vector<std::vector<double>> got(kThreads);
+  std::vector<Tensor> xs;
+  for (int t = 0; t < kThreads; ++t) xs.push_back(leaf({8}, 50 + t));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kIters; ++i) {
+        Tensor y = sum(mul(tanh(xs[t]), exp(xs[t])));
+        got[t] = as_double(ag::grad({y}, {xs[t]})[0]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    Tensor x = xs[t];
+    Tensor th = tanh(ag::detach(x)), e = exp(ag::detach(x));
+    std::vector<double> want = as_double(add(mul(add(neg(mul(th, th)), 1.0), e), mul(th, e)));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[t][i], want[i], 1e-12) << "thread " << t;
+  }
+}
+
+TEST(Autograd, SharedLeafAccumulatesFromConcurrentPasses) {
+  Tensor x = leaf({16}, 60);
+  constexpr int kThreads = 4, kIters = 100;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < kIters; ++i) ag::backward({sum(mul(x, 2.0))});
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(as_double(ag::grad(x)), std::vector<double>(16, 2.0 * kThreads * kIters));
 }
 
 }  // namespace

@@ -71,6 +71,10 @@ void check_grads(const Fn& f, V inputs, double tol = 1e-6) {
   }
 }
 
+// Ops without a derivative in PyTorch 1.13 (or that it refuses for these dtypes): as there,
+// the forward runs and the backward raises.
+void expect_no_derivative(const Fn& f, V inputs) { EXPECT_ANY_THROW(ag::grad({loss(f(inputs))}, inputs)); }
+
 // Ops called by schema name (overloads without a front function of their own).
 Tensor op1(const char* name, const Tensor& x) { return TypedOp<Tensor(const Tensor&)>(name).call(x); }
 Tensor op_tt(const char* name, const Tensor& a, const Tensor& b) {
@@ -113,7 +117,7 @@ TEST(AutogradFormulas, UnaryReal) {
 TEST(AutogradFormulas, UnaryComplex) {
   const char* const names[] = {"reciprocal", "rsqrt", "square", "tan", "asin", "acos", "atan", "sinh", "cosh",
                                "asinh", "acosh", "atanh", "log2", "log10", "sinc", "sgn", "angle",
-                               "conj_physical", "silu", "arcsin", "arccosh"};
+                               "conj_physical", "arcsin", "arccosh"};
   unsigned seed = 200;
   for (const char* name : names) {
     SCOPED_TRACE(name);
@@ -121,6 +125,7 @@ TEST(AutogradFormulas, UnaryComplex) {
     check_grads([n](const V& v) { return op1(n.c_str(), v[0]); }, {cinput({4}, seed++, 0.2, 0.8)});
   }
   check_grads([](const V& v) { return conj(v[0]); }, {cinput({3}, seed++)});
+  expect_no_derivative([](const V& v) { return op1("silu", v[0]); }, {cinput({4}, seed++, 0.2, 0.8)});
 }
 
 TEST(AutogradFormulas, ParameterizedUnary) {
@@ -180,7 +185,7 @@ TEST(AutogradFormulas, Pow) {
 TEST(AutogradFormulas, Binary) {
   const char* const names[] = {"atan2", "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin",
                                "copysign.Tensor", "logaddexp", "logaddexp2", "true_divide.Tensor",
-                               "remainder.Tensor", "fmod.Tensor", "floor_divide"};
+                               "remainder.Tensor", "fmod.Tensor"};
   unsigned seed = 300;
   for (const char* name : names) {
     SCOPED_TRACE(name);
@@ -196,7 +201,9 @@ TEST(AutogradFormulas, Binary) {
   check_grads([](const V& v) { return op_ts("true_divide.Scalar", v[0], 3.0); }, {input({4}, 405)});
   check_grads([](const V& v) { return op_ts("remainder.Scalar", v[0], 0.7); }, {input({4}, 406)});
   check_grads([](const V& v) { return op_ts("fmod.Scalar", v[0], 0.7); }, {input({4}, 407)});
-  check_grads([](const V& v) { return op_st("remainder.Scalar_Tensor", 2.5, v[0]); }, {input({4}, 408, 0.6, 1.4)});
+  expect_no_derivative([](const V& v) { return op_st("remainder.Scalar_Tensor", 2.5, v[0]); }, {input({4}, 408, 0.6, 1.4)});
+  expect_no_derivative([](const V& v) { return op_tt("floor_divide", v[0], v[1]); },
+                       {input({3, 1}, 409, -3, 3), input({1, 4}, 410, 0.5, 1.5)});
   check_grads([](const V& v) { return op_tt("true_divide.Tensor", v[0], v[1]); },
               {cinput({3}, 409), cinput({3}, 410, 0.3, 1)});
   // Ties split the gradient evenly; fmax gives it all to self.
@@ -258,11 +265,11 @@ TEST(AutogradFormulas, Extrema) {
   check_grads([](const V& v) { return std::get<0>(kthvalue(v[0], 2, 1)); }, {input({3, 5}, 13)});
   check_grads([](const V& v) { return std::get<0>(cummax(v[0], 1)); }, {input({3, 5}, 14)});
   check_grads([](const V& v) { return std::get<0>(cummin(v[0], 0)); }, {input({3, 5}, 15)});
-  check_grads([](const V& v) {
+  expect_no_derivative([](const V& v) {
     auto [lo, hi] = aminmax(v[0], 1);
     return add(lo, mul(hi, 3.0));
   }, {input({3, 5}, 16)});
-  check_grads([](const V& v) {
+  expect_no_derivative([](const V& v) {
     auto [lo, hi] = aminmax(v[0]);
     return add(lo, mul(hi, 3.0));
   }, {input({3, 5}, 17)});

@@ -112,7 +112,7 @@ def to_numpy(x):
     if isinstance(x, torch.Tensor):
         if x.dtype in (torch.bfloat16, torch.float16):
             x = x.to(torch.float32)
-        return x.detach().numpy()
+        return x.detach().resolve_conj().numpy()
     if isinstance(x, ember.Tensor):
         if x.dtype in (ember.bfloat16, ember.float16):
             x = x.to(ember.float32)

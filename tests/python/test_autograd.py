@@ -225,3 +225,26 @@ def test_custom_function_checks_saved_versions():
         y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_gradcheck_and_gradgradcheck():
+    x, _ = pair((3,), 12)
+    y, _ = pair((3,), 13)
+    z, _ = pair((2,), 14, "complex128")
+    assert ember.autograd.gradcheck(lambda a, b: ember.tanh(a) * b + a.exp(), (x, y))
+    assert ember.autograd.gradcheck(lambda c: (c * c).abs() + c.exp(), (z,))
+    assert ember.autograd.gradgradcheck(lambda a, b: ember.sin(a) * b * a, (x, y))
+    assert ember.autograd.gradgradcheck(lambda c: c * c * c, (z,))
+
+    class WrongGrad(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g  # should be 2 a g
+
+    with pytest.raises(ember.autograd.GradcheckError, match="Jacobian mismatch"):
+        ember.autograd.gradcheck(WrongGrad.apply, (x,))
+    assert not ember.autograd.gradcheck(WrongGrad.apply, (x,), raise_exception=False)
