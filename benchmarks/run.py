@@ -135,6 +135,8 @@ from workloads_random import WORKLOADS as _RANDOM_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_RANDOM_WORKLOADS)
 from workloads_products import WORKLOADS as _PRODUCT_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_PRODUCT_WORKLOADS)
+from workloads_autograd import WORKLOADS as _AUTOGRAD_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_AUTOGRAD_WORKLOADS)
 
 
 def copy_bandwidth():

@@ -1,0 +1,55 @@
+"""Autograd workloads for benchmarks/run.py (each maker takes the library module, ember or
+torch, and returns a zero-argument callable).
+
+  ag_chain10_backward   a chain of 10 elementwise ops on 1-element tensors that require
+                        grad, then sum and backward (per-op overhead of recording and of the
+                        engine)
+  ag_mlp_backward       forward and backward of an MLP 784-512-512-10 (matmul, add, relu)
+                        at batch 128, with a mean-squared loss
+"""
+import numpy as np
+
+
+def make_chain10_backward(lib):
+    x = lib.full((1,), 0.5, requires_grad=True)
+    y = lib.full((1,), 1.5)
+
+    def f():
+        t = lib.add(x, y)
+        t = lib.mul(t, y)
+        t = lib.sub(t, x)
+        t = lib.div(t, y)
+        t = lib.exp(t)
+        t = lib.tanh(t)
+        t = lib.sigmoid(t)
+        t = lib.relu(t)
+        t = lib.neg(t)
+        t = lib.abs(t)
+        t.sum().backward()
+    return f
+
+
+def make_mlp_backward(lib):
+    g = np.random.default_rng(5)
+
+    def param(*shape):
+        return lib.from_numpy((g.standard_normal(shape) * 0.05).astype(np.float32)).requires_grad_()
+    w1, b1 = param(784, 512), param(512)
+    w2, b2 = param(512, 512), param(512)
+    w3, b3 = param(512, 10), param(10)
+    x = lib.from_numpy(g.standard_normal((128, 784)).astype(np.float32))
+    target = lib.from_numpy(g.standard_normal((128, 10)).astype(np.float32))
+
+    def f():
+        h = lib.relu(x @ w1 + b1)
+        h = lib.relu(h @ w2 + b2)
+        d = h @ w3 + b3 - target
+        (d * d).mean().backward()
+    return f
+
+
+# name: (maker, work per call, unit)
+WORKLOADS = {
+    "ag_chain10_backward": (make_chain10_backward, None, None),
+    "ag_mlp_backward": (make_mlp_backward, 2 * 3 * 128 * (784 * 512 + 512 * 512 + 512 * 10), "GFLOP/s"),
+}
