@@ -46,6 +46,16 @@ std::string functional_name(const std::string& op) {
   if (!base.empty() && base.back() == '_') base.pop_back();
   return dot == std::string::npos ? base : base + op.substr(dot);
 }
+// The derivative of an op (or of its functional form, for in-place ops), looked up once per
+// op and thread: registry entries never move, and a found one is never replaced.
+const Derivative* derivative_of(const OpEntry& op, bool in_place) {
+  thread_local std::unordered_map<const OpEntry*, const Derivative*> cache;
+  if (auto it = cache.find(&op); it != cache.end()) return it->second;
+  const Derivative* d = find_derivative(op.name());
+  if (!d && in_place) d = find_derivative(functional_name(op.name()));
+  if (d) cache.emplace(&op, d);
+  return d;
+}
 // "max_pool2d.out" -> "MaxPool2DBackward0"
 std::string node_name(const std::string& op) {
   std::string base = functional_name(op);
@@ -172,8 +182,8 @@ Tensor fit_grad(const Tensor& g, const InputMeta& in, const std::string& op) {
 
 class OpBackward : public Node {
  public:
-  OpBackward(SavedOp s, const Derivative* d) : s_(std::move(s)), d_(d), name_(node_name(s_.op->name())) {}
-  std::string name() const override { return name_; }
+  OpBackward(SavedOp s, const Derivative* d) : s_(std::move(s)), d_(d) {}
+  std::string name() const override { return node_name(s_.op->name()); }  // built only when asked for
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     EMBER_CHECK(d_, NotImplementedError, "the derivative for '", s_.op->name(), "' is not implemented.");
@@ -182,12 +192,12 @@ class OpBackward : public Node {
         grads[i] = zeros(s_.outputs[i].sizes, s_.outputs[i].dtype);
     auto self = shared_from_this();
     s_.unpacked.assign(s_.saved.size(), Tensor());
-    for (size_t a = 0; a < s_.saved.size(); ++a) s_.unpacked[a] = s_.saved[a].unpack(self, name_.c_str());
+    for (size_t a = 0; a < s_.saved.size(); ++a) s_.unpacked[a] = s_.saved[a].unpack(self);
     s_.unpacked_lists.assign(s_.saved_lists.size(), {});
     for (size_t a = 0; a < s_.saved_lists.size(); ++a)
-      for (const SavedTensor& t : s_.saved_lists[a]) s_.unpacked_lists[a].push_back(t.unpack(self, name_.c_str()));
+      for (const SavedTensor& t : s_.saved_lists[a]) s_.unpacked_lists[a].push_back(t.unpack(self));
     s_.unpacked_results.clear();
-    for (const SavedTensor& r : s_.results) s_.unpacked_results.push_back(r.unpack(self, name_.c_str()));
+    for (const SavedTensor& r : s_.results) s_.unpacked_results.push_back(r.unpack(self));
     std::vector<Tensor> out = d_->formula(BackwardContext{s_}, grads);
     s_.unpacked.clear();
     s_.unpacked_lists.clear();
@@ -214,7 +224,6 @@ class OpBackward : public Node {
  private:
   SavedOp s_;
   const Derivative* d_;
-  std::string name_;
 };
 
 template <typename F>
@@ -272,8 +281,7 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     EMBER_CHECK(!(is_leaf(t) && requires_grad(t)), RuntimeError,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
   }
-  const Derivative* d = find_derivative(op.name());
-  if (!d && !written.empty()) d = find_derivative(functional_name(op.name()));
+  const Derivative* d = derivative_of(op, !written.empty());
   if (d && !d->formula) {  // registered without a formula: the results are not differentiable
     run_below();
     if (written.empty()) for_each_tensor(stack, stack.size(), [](size_t, const Tensor& t) { strip_key(t); });

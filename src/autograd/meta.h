@@ -58,7 +58,8 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   SavedTensor(const Tensor& t, bool is_output, const std::shared_ptr<Node>& owner);
-  Tensor unpack(const std::shared_ptr<Node>& owner, const char* op_name) const;
+  // owner: the node that saved it (names it in errors; an output gets it back as grad_fn).
+  Tensor unpack(const std::shared_ptr<Node>& owner) const;
   // Frees the tensor after a backward pass; unpacking it again then raises.
   void release() { data_ = Tensor(); }
   bool defined() const { return was_defined_; }

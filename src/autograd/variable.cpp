@@ -226,7 +226,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, const std::shared_ptr<
   data_ = is_output ? detach(t) : t;
 }
 
-Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op_name) const {
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   if (!was_defined_) return Tensor();
   EMBER_CHECK(data_.defined(), RuntimeError,
               "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -237,7 +237,8 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op_na
               "one of the variables needed for gradient computation has been modified by an inplace "
               "operation: [", data_.dtype(), " ", data_.sizes(), "], which is ",
               is_output_ ? "output " : "an input ", is_output_ ? std::to_string(output_nr_) + " of " : "of ",
-              op_name, ", is at version ", data_.version(), "; expected version ", version_, " instead.");
+              owner ? owner->name() : std::string("a backward function"), ", is at version ", data_.version(),
+              "; expected version ", version_, " instead.");
   if (!is_output_ || !requires_grad_ || !owner) return data_;
   // An output gets its grad_fn back, so that a formula that uses it differentiates again.
   Tensor t = detach(data_);
