@@ -8,6 +8,7 @@
 #include "ember/array_ref.h"
 #include "ember/dispatch_key.h"
 #include "ember/dtype.h"
+#include "ember/ref.h"
 #include "ember/storage.h"
 
 namespace ember {
@@ -55,6 +56,11 @@ class TensorImpl : public RefCounted {
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
 
+  // The tensor whose storage a view was made from (the first non-view one), so that autograd
+  // can follow in-place writes through views; null for tensors that are not views.
+  TensorImpl* view_base() const { return view_base_.get(); }
+  void set_view_base(Ref<TensorImpl> base) { view_base_ = std::move(base); }
+
   AutogradMetaBase* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaBase> m) { autograd_meta_ = std::move(m); }
 
@@ -74,6 +80,7 @@ class TensorImpl : public RefCounted {
   bool wrapped_number_ = false;
   DispatchKeySet key_set_;
   std::unique_ptr<AutogradMetaBase> autograd_meta_;
+  Ref<TensorImpl> view_base_;
 };
 
 // Strides of a C-contiguous tensor of these sizes.

@@ -209,6 +209,7 @@ class OpBackward : public Node {
     }
     return out;
   }
+  int first_slot(size_t arg) const { return arg < s_.first_slot.size() ? s_.first_slot[arg] : -1; }
   void save_results(const std::vector<Tensor>& results) {
     for (const Tensor& r : results) s_.results.emplace_back(r, true, nullptr);
   }
@@ -235,10 +236,16 @@ void for_each_tensor(Stack& stack, size_t n, F&& f) {
   }
 }
 
+// An in-place op wrote the view `w`: moves the op's node (fn, whose input `slot` is w's old
+// value) onto w's base, and makes w a view of the base's new value (defined with the views).
+void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_t slot);
+
 // A fresh result that takes no part in autograd drops the key it may have copied.
 void strip_key(const Tensor& t) {
   if (t.defined() && !requires_grad(t)) t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
 }
+
+int s_first_slot_of(const std::shared_ptr<OpBackward>& node, size_t arg) { return node->first_slot(arg); }
 
 void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   const auto& args = op.schema().arguments;
@@ -280,6 +287,11 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     const Tensor& t = stack[w].tensor();
     EMBER_CHECK(!(is_leaf(t) && requires_grad(t)), RuntimeError,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
+    if (TensorImpl* base = t.impl()->view_base()) {
+      const Tensor b{Ref<TensorImpl>(base)};
+      EMBER_CHECK(!(is_leaf(b) && requires_grad(b)), RuntimeError,
+                  "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    }
   }
   const Derivative* d = derivative_of(op, !written.empty());
   if (d && !d->formula) {  // registered without a formula: the results are not differentiable
@@ -348,6 +360,8 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     else if (written.empty()) strip_key(r);
   }
   if (d && d->saves_result) node->save_results(results);
+  if (written.size() == 1 && stack[written[0]].tensor().impl()->view_base() && s_first_slot_of(node, written[0]) >= 0)
+    rebase_view_history(stack[written[0]].tensor(), node, static_cast<size_t>(s_first_slot_of(node, written[0])));
 }
 
 }  // namespace
@@ -480,6 +494,57 @@ class ComplexViewBackward : public Node {
   ComplexView kind_;
   ScalarType base_dtype_;
 };
+
+// The gradient of a base that an in-place op wrote through one of its views: the base's
+// gradient outside the view's elements passes on; inside, it goes through the op's node, whose
+// gradient for the view's old value is written back into the slice.
+class CopySlices : public Node {
+ public:
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn, size_t slot)
+      : base_sizes_(base.sizes()), base_strides_(base.strides()), base_offset_(base.storage_offset()),
+        sizes_(view.sizes()), strides_(view.strides()), offset_(view.storage_offset()), dtype_(base.dtype()),
+        fn_(std::move(fn)), slot_(slot) {}
+  std::string name() const override { return "CopySlices"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
+    const int64_t lo = std::min(min_offset(base_sizes_, base_strides_, base_offset_), min_offset(sizes_, strides_, offset_));
+    const int64_t hi = std::max(max_offset(base_sizes_, base_strides_, base_offset_), max_offset(sizes_, strides_, offset_));
+    Tensor buf = zeros({hi - lo + 1}, grads[0].dtype());
+    buf.as_strided(base_sizes_, base_strides_, base_offset_ - lo).copy_(grads[0]);
+    Tensor slice = buf.as_strided(sizes_, strides_, offset_ - lo);
+    std::vector<Tensor> fn_grads = fn_->apply({slice.clone()});
+    fn_grads.resize(fn_->next_edges().size());
+    if (fn_grads[slot_].defined()) slice.copy_(fn_grads[slot_]);
+    else slice.zero_();
+    std::vector<Tensor> out{buf.as_strided(base_sizes_, base_strides_, base_offset_ - lo).clone()};
+    for (size_t i = 0; i < fn_grads.size(); ++i)
+      if (i != slot_) out.push_back(fn_grads[i]);
+    return out;
+  }
+  void release_saved() override { fn_->release_saved(); }
+
+ private:
+  DimVector base_sizes_, base_strides_;
+  int64_t base_offset_;
+  DimVector sizes_, strides_;
+  int64_t offset_;
+  ScalarType dtype_;
+  std::shared_ptr<Node> fn_;
+  size_t slot_;
+};
+
+void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_t slot) {
+  const Tensor base{Ref<TensorImpl>(w.impl()->view_base())};
+  if (base.dtype() != w.dtype()) return;  // views as another dtype (real, imag) keep the op on the view
+  auto cs = std::make_shared<CopySlices>(base, w, fn, slot);
+  cs->add_next_edge(gradient_edge(base));
+  for (size_t i = 0; i < fn->next_edges().size(); ++i)
+    if (i != slot) cs->add_next_edge(fn->next_edges()[i]);
+  set_history(base, cs, 0);
+  auto view_node = std::make_shared<ViewBackward>(base, w);
+  view_node->add_next_edge({cs, 0});
+  set_history(w, view_node, 0);
+}
 
 }  // namespace
 

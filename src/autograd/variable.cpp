@@ -67,6 +67,9 @@ const Tensor& set_requires_grad(const Tensor& t, bool flag) {
                 "only Tensors of floating point and complex dtype can require gradients (got ", t.dtype(), ")");
     materialize_meta(t).requires_grad = true;
     t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
+    // A leaf that requires grad roots its own history: views of it refer to it, not to the
+    // tensor it may itself view.
+    t.impl()->set_view_base(Ref<TensorImpl>());
   } else if (m) {
     m->requires_grad = false;
     t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
@@ -143,6 +146,7 @@ Tensor detach(const Tensor& t) {
   }
   r.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
   r.impl()->set_autograd_meta(nullptr);
+  r.impl()->set_view_base(Ref<TensorImpl>());  // not a view as far as autograd is concerned
   return r;
 }
 

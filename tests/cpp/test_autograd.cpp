@@ -169,6 +169,26 @@ TEST(Autograd, InPlaceOnLeafRaisesAndInPlaceRebasesHistory) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
 }
 
+TEST(Autograd, InPlaceThroughViewsRebasesTheBase) {
+  // z = clone(x) with z[1] := y[0] * 3 and z[::2] *= 2: dz/dx and dz/dy as PyTorch's CopySlices gives.
+  Tensor x = leaf({4}, 43), y = leaf({2}, 44);
+  Tensor z = mul(x, 1.0);
+  z.select(0, 1).copy_(mul(y.select(0, 0), 3.0));
+  z.slice(0, 0, std::nullopt, 2).mul_(2.0);
+  ag::backward({sum(mul(z, z))});
+  std::vector<double> xv = as_double(x), yv = as_double(y), gx = as_double(ag::grad(x)), gy = as_double(ag::grad(y));
+  const std::vector<double> want_x = {8 * xv[0], 0, 8 * xv[2], 2 * xv[3]};
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(gx[i], want_x[i], 1e-12) << i;
+  EXPECT_NEAR(gy[0], 18 * yv[0], 1e-12);
+  EXPECT_NEAR(gy[1], 0, 1e-12);
+  // A view of a leaf that requires grad may not be written in place.
+  testing::expect_error<RuntimeError>([&] { x.select(0, 0).mul_(2.0); }, "view of a leaf Variable");
+  // A fresh tensor that did not require grad starts to, through the write.
+  Tensor w = zeros({3}, kDouble);
+  w.select(0, 2).copy_(y.select(0, 1));
+  EXPECT_TRUE(ag::requires_grad(w));
+}
+
 TEST(Autograd, NoGradRecordsNothing) {
   Tensor x = leaf({3}, 37);
   Tensor y;

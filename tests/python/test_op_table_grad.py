@@ -19,16 +19,11 @@ GRAD_DTYPES = ("float64", "complex128")
 
 # Known gaps, each expected to fail until it is closed (strict: a fix makes the test fail
 # until the row is taken off this list):
-# - these rows' samples put NaN and inf into a clone through a view (`flat[p] = v`); PyTorch
-#   then gives the overwritten elements no gradient (CopySlices), Ember does not track
-#   in-place writes through views yet (issue #5);
+# - fmax_nan, quantile_nan: their samples write NaN and inf into a clone through views;
+#   the other rows doing so match PyTorch since views rebase their base's history
+#   (CopySlices), these two still differ, not yet understood;
 # - i0's derivative is i1, which Ember lacks.
-_KNOWN_GAPS = {
-    ("nan_to_num", "float64"), ("nan_to_num_inplace", "float64"), ("fmax_nan", "float64"),
-    ("amax_nan", "float64"), ("var_nan", "float64"), ("norm_nan", "float64"), ("logsumexp_special", "float64"),
-    ("cummax_nan", "float64"), ("median_nan", "float64"), ("quantile_nan", "float64"),
-    ("sort_specials", "float64"), ("topk_specials", "float64"), ("i0", "float64"),
-}
+_KNOWN_GAPS = {("fmax_nan", "float64"), ("quantile_nan", "float64"), ("i0", "float64")}
 
 
 def _cases():
