@@ -10,23 +10,24 @@ torch, and returns a zero-argument callable).
 import numpy as np
 
 
+def chain10(lib, x, y):
+    """Ten elementwise ops on x and y (also run.py's per-op overhead workload chain10)."""
+    t = lib.add(x, y)
+    t = lib.mul(t, y)
+    t = lib.sub(t, x)
+    t = lib.div(t, y)
+    t = lib.exp(t)
+    t = lib.tanh(t)
+    t = lib.sigmoid(t)
+    t = lib.relu(t)
+    t = lib.neg(t)
+    return lib.abs(t)
+
+
 def make_chain10_backward(lib):
     x = lib.full((1,), 0.5, requires_grad=True)
     y = lib.full((1,), 1.5)
-
-    def f():
-        t = lib.add(x, y)
-        t = lib.mul(t, y)
-        t = lib.sub(t, x)
-        t = lib.div(t, y)
-        t = lib.exp(t)
-        t = lib.tanh(t)
-        t = lib.sigmoid(t)
-        t = lib.relu(t)
-        t = lib.neg(t)
-        t = lib.abs(t)
-        t.sum().backward()
-    return f
+    return lambda: chain10(lib, x, y).sum().backward()
 
 
 def make_mlp_backward(lib):

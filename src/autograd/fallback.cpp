@@ -395,6 +395,23 @@ bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
   return false;
 }
 
+// Where a view lies in its base's storage, in elements.
+struct ViewGeometry {
+  ViewGeometry(const Tensor& base, const Tensor& view)
+      : base_sizes(base.sizes()), base_strides(base.strides()), base_offset(base.storage_offset()),
+        sizes(view.sizes()), strides(view.strides()), offset(view.storage_offset()), dtype(base.dtype()) {}
+  // The storage range [lo, hi] that the base and the view (with sizes vs) cover.
+  std::pair<int64_t, int64_t> span(IntArrayRef vs) const {
+    return {std::min(min_offset(base_sizes, base_strides, base_offset), min_offset(vs, strides, offset)),
+            std::max(max_offset(base_sizes, base_strides, base_offset), max_offset(vs, strides, offset))};
+  }
+  DimVector base_sizes, base_strides;
+  int64_t base_offset;
+  DimVector sizes, strides;
+  int64_t offset;
+  ScalarType dtype;
+};
+
 // The gradient of a strided view with respect to its base: the view's gradient written
 // into zeros laid out like the base's storage (stride-0 dims of the view summed first).
 // Overlapping geometries go through storage positions instead: the view's elements that
@@ -404,47 +421,43 @@ bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
 class ViewBackward : public Node {
  public:
   ViewBackward(const Tensor& base, const Tensor& view)
-      : base_sizes_(base.sizes()), base_strides_(base.strides()), base_offset_(base.storage_offset()),
-        sizes_(view.sizes()), strides_(view.strides()), offset_(view.storage_offset()), dtype_(base.dtype()) {}
+      : geo_(base, view) {}
   std::string name() const override { return "ViewBackward0"; }
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     Tensor g = grads[0];
-    const bool reshape_only = compute_numel(base_sizes_) == compute_numel(sizes_) &&
-                              IntArrayRef(base_strides_) == IntArrayRef(contiguous_strides(base_sizes_)) &&
-                              IntArrayRef(strides_) == IntArrayRef(contiguous_strides(sizes_)) && offset_ == base_offset_;
-    if (reshape_only) return {g.reshape(base_sizes_)};
+    const ViewGeometry& v = geo_;
+    const bool reshape_only = compute_numel(v.base_sizes) == compute_numel(v.sizes) &&
+                              IntArrayRef(v.base_strides) == IntArrayRef(contiguous_strides(v.base_sizes)) &&
+                              IntArrayRef(v.strides) == IntArrayRef(contiguous_strides(v.sizes)) &&
+                              v.offset == v.base_offset;
+    if (reshape_only) return {g.reshape(geo_.base_sizes)};
     EMBER_CHECK(!(GradMode::is_enabled() && requires_grad(g)), NotImplementedError,
                 "double backward through a strided view (permute, select, slice, expand, ...) is not implemented yet");
-    DimVector vs(sizes_);
+    DimVector vs(geo_.sizes);
     for (size_t i = 0; i < vs.size(); ++i) {
-      if (strides_[i] == 0 && vs[i] > 1) {
+      if (geo_.strides[i] == 0 && vs[i] > 1) {
         g = sum(g, {static_cast<int64_t>(i)}, /*keepdim=*/true);
         vs[i] = 1;
       }
     }
-    const int64_t lo = std::min(min_offset(base_sizes_, base_strides_, base_offset_), min_offset(vs, strides_, offset_));
-    const int64_t hi = std::max(max_offset(base_sizes_, base_strides_, base_offset_), max_offset(vs, strides_, offset_));
-    if (may_overlap(vs, strides_) || may_overlap(base_sizes_, base_strides_)) {
+    const auto [lo, hi] = geo_.span(vs);
+    if (may_overlap(vs, geo_.strides) || may_overlap(geo_.base_sizes, geo_.base_strides)) {
       const Tensor pos = arange(hi - lo + 1, kInt64);
-      const Tensor vpos = pos.as_strided(vs, strides_, offset_ - lo).reshape({-1});
-      const Tensor bpos = pos.as_strided(base_sizes_, base_strides_, base_offset_ - lo).reshape({-1});
-      const Tensor at = index_add(zeros({hi - lo + 1}, dtype_), 0, vpos, g.reshape({-1}));
-      const Tensor count = index_add(zeros({hi - lo + 1}, dtype_), 0, bpos, ones({bpos.numel()}, dtype_));
-      return {div(index_select(at, 0, bpos), index_select(count, 0, bpos)).reshape(base_sizes_)};
+      const Tensor vpos = pos.as_strided(vs, geo_.strides, geo_.offset - lo).reshape({-1});
+      const Tensor bpos = pos.as_strided(geo_.base_sizes, geo_.base_strides, geo_.base_offset - lo).reshape({-1});
+      const Tensor at = index_add(zeros({hi - lo + 1}, geo_.dtype), 0, vpos, g.reshape({-1}));
+      const Tensor count = index_add(zeros({hi - lo + 1}, geo_.dtype), 0, bpos, ones({bpos.numel()}, geo_.dtype));
+      return {div(index_select(at, 0, bpos), index_select(count, 0, bpos)).reshape(geo_.base_sizes)};
     }
-    Tensor buf = zeros({hi - lo + 1}, dtype_);
-    Tensor dst = buf.as_strided(vs, strides_, offset_ - lo);
+    Tensor buf = zeros({hi - lo + 1}, geo_.dtype);
+    Tensor dst = buf.as_strided(vs, geo_.strides, geo_.offset - lo);
     dst.copy_(g);
-    return {buf.as_strided(base_sizes_, base_strides_, base_offset_ - lo)};
+    return {buf.as_strided(geo_.base_sizes, geo_.base_strides, geo_.base_offset - lo)};
   }
 
  private:
-  DimVector base_sizes_, base_strides_;
-  int64_t base_offset_;
-  DimVector sizes_, strides_;
-  int64_t offset_;
-  ScalarType dtype_;
+  ViewGeometry geo_;
 };
 
 // Views between complex and real numbers: real, imag, view_as_real, view_as_complex.
@@ -501,22 +514,19 @@ class ComplexViewBackward : public Node {
 class CopySlices : public Node {
  public:
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn, size_t slot)
-      : base_sizes_(base.sizes()), base_strides_(base.strides()), base_offset_(base.storage_offset()),
-        sizes_(view.sizes()), strides_(view.strides()), offset_(view.storage_offset()), dtype_(base.dtype()),
-        fn_(std::move(fn)), slot_(slot) {}
+      : geo_(base, view), fn_(std::move(fn)), slot_(slot) {}
   std::string name() const override { return "CopySlices"; }
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
-    const int64_t lo = std::min(min_offset(base_sizes_, base_strides_, base_offset_), min_offset(sizes_, strides_, offset_));
-    const int64_t hi = std::max(max_offset(base_sizes_, base_strides_, base_offset_), max_offset(sizes_, strides_, offset_));
+    const auto [lo, hi] = geo_.span(geo_.sizes);
     Tensor buf = zeros({hi - lo + 1}, grads[0].dtype());
-    buf.as_strided(base_sizes_, base_strides_, base_offset_ - lo).copy_(grads[0]);
-    Tensor slice = buf.as_strided(sizes_, strides_, offset_ - lo);
+    buf.as_strided(geo_.base_sizes, geo_.base_strides, geo_.base_offset - lo).copy_(grads[0]);
+    Tensor slice = buf.as_strided(geo_.sizes, geo_.strides, geo_.offset - lo);
     std::vector<Tensor> fn_grads = fn_->apply({slice.clone()});
     fn_grads.resize(fn_->next_edges().size());
     if (fn_grads[slot_].defined()) slice.copy_(fn_grads[slot_]);
     else slice.zero_();
-    std::vector<Tensor> out{buf.as_strided(base_sizes_, base_strides_, base_offset_ - lo).clone()};
+    std::vector<Tensor> out{buf.as_strided(geo_.base_sizes, geo_.base_strides, geo_.base_offset - lo).clone()};
     for (size_t i = 0; i < fn_grads.size(); ++i)
       if (i != slot_) out.push_back(fn_grads[i]);
     return out;
@@ -524,11 +534,7 @@ class CopySlices : public Node {
   void release_saved() override { fn_->release_saved(); }
 
  private:
-  DimVector base_sizes_, base_strides_;
-  int64_t base_offset_;
-  DimVector sizes_, strides_;
-  int64_t offset_;
-  ScalarType dtype_;
+  ViewGeometry geo_;
   std::shared_ptr<Node> fn_;
   size_t slot_;
 };
