@@ -126,8 +126,10 @@ Grads max_min_grad(const BackwardContext& c, const Grads& g, bool is_max) {
   const Tensor z = zeros_like(g[0]);
   const Tensor tie = eq(a, b);
   Grads r(2);
-  if (c.needs_grad(0)) r[0] = where(tie, half, where(is_max ? gt(a, b) : lt(a, b), g[0], z));
-  if (c.needs_grad(1)) r[1] = where(tie, half, where(is_max ? gt(b, a) : lt(b, a), g[0], z));
+  // Each side gets the gradient unless the other side strictly won, so where a NaN makes
+  // every comparison false both sides get it, as in PyTorch.
+  if (c.needs_grad(0)) r[0] = where(tie, half, where(is_max ? lt(a, b) : gt(a, b), z, g[0]));
+  if (c.needs_grad(1)) r[1] = where(tie, half, where(is_max ? gt(a, b) : lt(a, b), z, g[0]));
   return r;
 }
 // fmax/fmin: self wins ties and wherever other is NaN.

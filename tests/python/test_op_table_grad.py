@@ -19,11 +19,11 @@ GRAD_DTYPES = ("float64", "complex128")
 
 # Known gaps, each expected to fail until it is closed (strict: a fix makes the test fail
 # until the row is taken off this list):
-# - fmax_nan, quantile_nan: their samples write NaN and inf into a clone through views;
-#   the other rows doing so match PyTorch since views rebase their base's history
-#   (CopySlices), these two still differ, not yet understood;
+# - quantile_nan: its samples write NaN into a clone through views; the other rows doing so
+#   match PyTorch since views rebase their base's history (CopySlices), this one still
+#   differs, not yet understood;
 # - i0's derivative is i1, which Ember lacks.
-_KNOWN_GAPS = {("fmax_nan", "float64"), ("quantile_nan", "float64"), ("i0", "float64")}
+_KNOWN_GAPS = {("quantile_nan", "float64"), ("i0", "float64")}
 
 
 def _cases():
