@@ -245,8 +245,6 @@ void strip_key(const Tensor& t) {
   if (t.defined() && !requires_grad(t)) t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
 }
 
-int s_first_slot_of(const std::shared_ptr<OpBackward>& node, size_t arg) { return node->first_slot(arg); }
-
 void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   const auto& args = op.schema().arguments;
   const size_t nargs = std::min(args.size(), stack.size());
@@ -360,8 +358,8 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     else if (written.empty()) strip_key(r);
   }
   if (d && d->saves_result) node->save_results(results);
-  if (written.size() == 1 && stack[written[0]].tensor().impl()->view_base() && s_first_slot_of(node, written[0]) >= 0)
-    rebase_view_history(stack[written[0]].tensor(), node, static_cast<size_t>(s_first_slot_of(node, written[0])));
+  if (written.size() == 1 && stack[written[0]].tensor().impl()->view_base() && node->first_slot(written[0]) >= 0)
+    rebase_view_history(stack[written[0]].tensor(), node, static_cast<size_t>(node->first_slot(written[0])));
 }
 
 }  // namespace

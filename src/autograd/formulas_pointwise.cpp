@@ -383,22 +383,17 @@ EMBER_REGISTER(autograd_formulas_pointwise) {
   };
   define("copysign.Tensor", {0}, true, copysign_grad);
   define("copysign.Scalar", {0}, true, copysign_grad);
-  define("logaddexp", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& a = c.tensor(0);
-    const Tensor& b = c.tensor(1);
-    Grads r(2);
-    if (c.needs_grad(0)) r[0] = g[0] / (exp(b - a) + 1);
-    if (c.needs_grad(1)) r[1] = g[0] / (exp(a - b) + 1);
-    return r;
-  });
-  define("logaddexp2", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& a = c.tensor(0);
-    const Tensor& b = c.tensor(1);
-    Grads r(2);
-    if (c.needs_grad(0)) r[0] = g[0] / (exp2(b - a) + 1);
-    if (c.needs_grad(1)) r[1] = g[0] / (exp2(a - b) + 1);
-    return r;
-  });
+  // logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a)); the same in base 2.
+  for (auto [name, ex] : {std::pair{"logaddexp", &exp}, std::pair{"logaddexp2", &exp2}}) {
+    define(name, {0, 1}, false, [ex = ex](const BackwardContext& c, const Grads& g) {
+      const Tensor& a = c.tensor(0);
+      const Tensor& b = c.tensor(1);
+      Grads r(2);
+      if (c.needs_grad(0)) r[0] = g[0] / (ex(b - a) + 1);
+      if (c.needs_grad(1)) r[1] = g[0] / (ex(a - b) + 1);
+      return r;
+    });
+  }
   // xlogy(x, y) = x log y, taken as 0 where x == 0.
   define("xlogy.Tensor", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
     const Tensor& x = c.tensor(0);
