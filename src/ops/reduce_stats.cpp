@@ -176,6 +176,13 @@ Tensor norm_impl(const Tensor& self, std::optional<Scalar> p, std::optional<IntA
   if (out.defined())
     EMBER_CHECK(can_cast(real, out.dtype()), RuntimeError, "norm(): result type ", real,
                 " can't be cast to the desired output type ", out.dtype());
+  // The kernels take float and double: complex inputs give their magnitudes, and half types
+  // are read as float (their precision of accumulation); a half result is written through out.
+  if (in.is_complex()) in = abs(in);
+  if (in.dtype() == kHalf || in.dtype() == kBFloat16) {
+    const Tensor result = out.defined() ? out : empty({0}, TensorOptions(real).device(in.device()));
+    return reduce_into("norm", norm_kind(pv), to_dtype(in, kFloat), mask, keepdim, kFloat, result, true, pv);
+  }
   return reduce_into("norm", norm_kind(pv), in, mask, keepdim, real, out, true, pv);
 }
 

@@ -185,18 +185,32 @@ struct ProdOp {
   static Out finish(Acc a, int64_t) { return convert<Out>(a); }
 };
 
-// all (IsAnd) and any: the truth of each element (NaN is true), as 0 or 1 into a bool or a
-// uint8 output (one byte either way, so one instantiation serves both). The truths are kept
-// as bytes combined with & and | (not bool's && and ||), which GCC vectorizes.
-template <typename In, bool IsAnd>
+// all (IsAnd), any and count_nonzero test each element's bits, so that one instantiation
+// serves every dtype of a size: integers and bool are non-zero when any bit is set, floating
+// types when any bit but the sign is (-0.0 is zero, NaN is not), complex64 when either part
+// is. complex128, 16 bytes, tests its value.
+template <typename U, U Mask>
+struct MaskedBits {
+  using type = U;
+  static bool nonzero(U x) { return (x & Mask) != 0; }
+};
+template <typename T>
+struct ValueBits {
+  using type = T;
+  static bool nonzero(T x) { return convert<bool>(x); }
+};
+
+// all and any: the truths as 0 or 1 into a bool or a uint8 output (one byte either way). The
+// truths are kept as bytes combined with & and | (not bool's && and ||), which GCC vectorizes.
+template <typename Bits, bool IsAnd>
 struct BoolOp {
-  using in_t = In;
+  using in_t = typename Bits::type;
   using acc_t = uint8_t;
   using out_t = uint8_t;
   static constexpr bool kCascade = false;
   static constexpr bool kVec = false;
   static uint8_t identity() { return IsAnd ? 1 : 0; }
-  static uint8_t load(In x) { return convert<bool>(x) ? 1 : 0; }
+  static uint8_t load(in_t x) { return Bits::nonzero(x) ? 1 : 0; }
   static uint8_t combine(uint8_t a, uint8_t b) { return IsAnd ? (a & b) : (a | b); }
   template <typename V>
   static V vmap(V v) { return v; }
@@ -204,16 +218,20 @@ struct BoolOp {
   static V vcombine(V a, V b) { return IsAnd ? (a & b) : (a | b); }
   static uint8_t finish(uint8_t a, int64_t) { return a; }
 };
+template <typename Bits>
+using AllOp = BoolOp<Bits, true>;
+template <typename Bits>
+using AnyOp = BoolOp<Bits, false>;
 
-template <typename In>
+template <typename Bits>
 struct CountNonzeroOp {
-  using in_t = In;
+  using in_t = typename Bits::type;
   using acc_t = int64_t;
   using out_t = int64_t;
   static constexpr bool kCascade = false;
   static constexpr bool kVec = false;
   static int64_t identity() { return 0; }
-  static int64_t load(In x) { return convert<bool>(x) ? 1 : 0; }
+  static int64_t load(in_t x) { return Bits::nonzero(x) ? 1 : 0; }
   static int64_t combine(int64_t a, int64_t b) { return a + b; }
   template <typename V>
   static V vmap(V v) { return v; }
@@ -908,16 +926,30 @@ void nansum_typed(const ReduceLoop& loop) {
   }
 }
 
-template <typename T>
-void bool_typed(const ReduceLoop& loop, bool is_and) {
-  EMBER_INTERNAL_ASSERT(loop.out_dtype == kBool || loop.out_dtype == kUInt8, "all/any into ", loop.out_dtype);
-  if (is_and) run_reduce<BoolOp<T, true>>(loop);
-  else run_reduce<BoolOp<T, false>>(loop);
+// Runs Op<Bits> with the bit test of the input's dtype (see MaskedBits).
+template <template <typename> class Op>
+void run_by_bits(const ReduceLoop& loop, const char* name) {
+  switch (loop.in_dtype) {
+    case kBool:
+    case kUInt8:
+    case kInt8: return run_reduce<Op<MaskedBits<uint8_t, 0xFF>>>(loop);
+    case kInt16: return run_reduce<Op<MaskedBits<uint16_t, 0xFFFF>>>(loop);
+    case kHalf:
+    case kBFloat16: return run_reduce<Op<MaskedBits<uint16_t, 0x7FFF>>>(loop);
+    case kInt32: return run_reduce<Op<MaskedBits<uint32_t, ~0u>>>(loop);
+    case kFloat: return run_reduce<Op<MaskedBits<uint32_t, 0x7FFFFFFFu>>>(loop);
+    case kInt64: return run_reduce<Op<MaskedBits<uint64_t, ~uint64_t{0}>>>(loop);
+    case kDouble: return run_reduce<Op<MaskedBits<uint64_t, 0x7FFFFFFFFFFFFFFFull>>>(loop);
+    case kComplexFloat: return run_reduce<Op<MaskedBits<uint64_t, 0x7FFFFFFF7FFFFFFFull>>>(loop);
+    case kComplexDouble: return run_reduce<Op<ValueBits<std::complex<double>>>>(loop);
+    default: EMBER_FAIL(RuntimeError, name, ": no kernel for ", loop.in_dtype);
+  }
 }
 
 template <typename T>
 void norm_typed(const ReduceLoop& loop, ReduceOp kind) {
-  if constexpr (std::is_integral_v<T>) {
+  // ops/reduce_stats.cpp hands complex and half inputs over as float or double.
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
     EMBER_FAIL(RuntimeError, "norm: no kernel for ", loop.in_dtype);
   } else {
     switch (kind) {
@@ -1111,11 +1143,10 @@ void reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
       return EMBER_DISPATCH_KERNEL(loop.in_dtype, "nansum", reduce_kernel(loop, op), [&] { nansum_typed<scalar_t>(loop); });
     case ReduceOp::And:
     case ReduceOp::Or:
-      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "all", reduce_kernel(loop, op),
-                                   [&] { bool_typed<scalar_t>(loop, op == ReduceOp::And); });
+      EMBER_INTERNAL_ASSERT(loop.out_dtype == kBool || loop.out_dtype == kUInt8, "all/any into ", loop.out_dtype);
+      return op == ReduceOp::And ? run_by_bits<AllOp>(loop, "all") : run_by_bits<AnyOp>(loop, "any");
     case ReduceOp::CountNonzero:
-      return EMBER_DISPATCH_KERNEL(loop.in_dtype, "count_nonzero", reduce_kernel(loop, op),
-                                   [&] { run_reduce<CountNonzeroOp<scalar_t>>(loop); });
+      return run_by_bits<CountNonzeroOp>(loop, "count_nonzero");
     default:
       return EMBER_DISPATCH_KERNEL(loop.in_dtype, "norm", reduce_kernel(loop, op), [&] { norm_typed<scalar_t>(loop, op); });
   }
