@@ -3,6 +3,9 @@
 #pragma once
 
 #include <type_traits>
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
 
 #include "ember/dtype.h"
 
@@ -20,10 +23,32 @@ template <> struct OpMath<Half> { using type = float; };
 template <> struct OpMath<BFloat16> { using type = float; };
 template <typename T> using opmath_t = typename OpMath<T>::type;
 
+// float16 <-> float by F16C where the translation unit is built for it (the AVX kernels).
+// These and convert are always inlined: an out-of-line copy from an F16C build must never
+// serve a call from the default build, which runs on CPUs without it.
+[[gnu::always_inline]] inline float half_to_float(Half h) {
+#ifdef __F16C__
+  return _cvtsh_ss(h.bits);
+#else
+  return static_cast<float>(h);
+#endif
+}
+[[gnu::always_inline]] inline Half float_to_half(float f) {
+#ifdef __F16C__
+  return Half::from_bits(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+  return Half(f);
+#endif
+}
+
 template <typename To, typename From>
-inline To convert(From v) {
+[[gnu::always_inline]] inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (std::is_same_v<From, Half>) {
+    return convert<To>(half_to_float(v));
+  } else if constexpr (std::is_same_v<To, Half>) {
+    return float_to_half(convert<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     if constexpr (is_complex_v<From>) return v.real() != 0 || v.imag() != 0;
     else if constexpr (is_reduced_float_v<From>) return static_cast<float>(v) != 0.f;

@@ -1128,6 +1128,21 @@ struct ArgDriver {
 }  // namespace
 
 void reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
+#if !EMBER_ISA_DEFAULT
+  // The 16-bit floats' sums and extremes read through this build's float vectors (F16C).
+  if (loop.in_dtype == kHalf || loop.in_dtype == kBFloat16) {
+    const bool half = loop.in_dtype == kHalf;
+    switch (op) {
+      case ReduceOp::Sum:
+      case ReduceOp::Mean:
+        return half ? sum_typed<Half>(loop, op == ReduceOp::Mean) : sum_typed<BFloat16>(loop, op == ReduceOp::Mean);
+      case ReduceOp::Max:
+      case ReduceOp::Min:
+        return half ? minmax_typed<Half>(loop, op == ReduceOp::Max) : minmax_typed<BFloat16>(loop, op == ReduceOp::Max);
+      default: break;
+    }
+  }
+#endif
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
