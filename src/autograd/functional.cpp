@@ -181,16 +181,14 @@ void check_vectorize(bool vectorize, bool strict) {
 }
 
 // d outputs[i] / d inputs[j], one backward pass per element of each output (reusing the
-// graph), the pass seeded with a one-hot gradient: the row of the element.
+// graph), the pass seeded with a one-hot gradient: the row of the element. (PyTorch selects
+// the element and seeds it with one, complex elements included; the rows are the same.)
 std::vector<Tensors> jacobian_blocks(const Tensors& outputs, const Tensors& inputs, bool create_graph, bool strict) {
   std::vector<Tensors> blocks(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     const int64_t n = out.numel();
     const bool differentiable = requires_grad(out);
-    // PyTorch differentiates out.reshape(-1)[j] with an implicit gradient.
-    EMBER_CHECK(!differentiable || !out.is_complex(), RuntimeError,
-                "grad can be implicitly created only for real scalar outputs");
     std::vector<Tensors> rows(inputs.size());
     for (Tensors& r : rows) r.reserve(static_cast<size_t>(n));
     for (int64_t j = 0; j < n; ++j) {
@@ -299,8 +297,9 @@ Jacobian hessian(const Function& func, const TensorOrTuple& inputs, bool create_
   check_requires_grad(out.tensors, Kind::kOutputs, strict);
   check_single_output(out, "hessian");
   Tensor scalar = out[0].squeeze();
-  Tensors jac = requires_grad(scalar) ? grad({scalar}, inner, {}, /*retain_graph=*/true, /*create_graph=*/true,
-                                             /*allow_unused=*/true)
+  // An explicit seed of one: PyTorch 1.x accepts complex scalars here too.
+  Tensors jac = requires_grad(scalar) ? grad({scalar}, inner, {ones_like(scalar)}, /*retain_graph=*/true,
+                                             /*create_graph=*/true, /*allow_unused=*/true)
                                       : Tensors(inner.size());
   for (size_t k = 0; k < jac.size(); ++k)
     if (!jac[k].defined()) jac[k] = zeros_like(inner[k]);
