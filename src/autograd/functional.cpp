@@ -143,10 +143,6 @@ Tensors prepare_v(const std::optional<TensorOrTuple>& v, const TensorOrTuple& ot
   return r;
 }
 
-constexpr const char* kOmitVForInput =
-    "The vector v can only be None if the input to the user-provided function is a single Tensor with a single "
-    "element.";
-
 // func's outputs for the Hessian functions: one single-element Tensor.
 void check_single_output(const TensorOrTuple& out, const char* fn) {
   EMBER_CHECK(!out.is_tuple, RuntimeError, "The function given to ", fn, " should return a single Tensor");
@@ -221,10 +217,32 @@ std::vector<Tensors> jacobian_blocks(const Tensors& outputs, const Tensors& inpu
   return blocks;
 }
 
-TensorOrTuple like(Tensors ts, bool is_tuple) {
-  TensorOrTuple r(std::move(ts));
-  r.is_tuple = is_tuple;
-  return r;
+// What jvp, vhp and hvp do first (under grad mode): fresh inputs, v checked against them,
+// and func's outputs; single_output_fn names a function that needs one single-element output.
+struct Forward {
+  Tensors ins, vs;
+  TensorOrTuple outs;
+};
+Forward forward_with_input_v(const Function& func, const TensorOrTuple& inputs, const std::optional<TensorOrTuple>& v,
+                             bool create_graph, bool strict, const char* single_output_fn) {
+  Forward f;
+  f.ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
+  f.vs = prepare_v(v, inputs, create_graph,
+                   "The vector v can only be None if the input to the user-provided function is a single Tensor "
+                   "with a single element.");
+  f.outs = func(f.ins);
+  check_requires_grad(f.outs.tensors, Kind::kOutputs, strict);
+  if (single_output_fn) check_single_output(f.outs, single_output_fn);
+  return f;
+}
+
+// (outputs, product) as returned: without history unless create_graph.
+std::pair<TensorOrTuple, TensorOrTuple> results(const TensorOrTuple& outs, Tensors product, bool product_is_tuple,
+                                                bool create_graph) {
+  TensorOrTuple o(postprocess(outs.tensors, create_graph)), p(postprocess(std::move(product), create_graph));
+  o.is_tuple = outs.is_tuple;
+  p.is_tuple = product_is_tuple;
+  return {std::move(o), std::move(p)};
 }
 
 }  // namespace functional_impl
@@ -246,32 +264,26 @@ std::pair<TensorOrTuple, TensorOrTuple> vjp(const Function& func, const TensorOr
   }
   AutoGradMode mode(create_graph || GradMode::is_enabled());
   Tensors res = fill_in_zeros(grad_of(outs.tensors, ins, vs, create_graph), ins, strict, create_graph, Stage::kBack);
-  return {like(postprocess(outs.tensors, create_graph), outs.is_tuple),
-          like(postprocess(std::move(res), create_graph), inputs.is_tuple)};
+  return results(outs, std::move(res), inputs.is_tuple, create_graph);
 }
 
 std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOrTuple& inputs,
                                             const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
-  Tensors ins, vs, seeds, grad_inputs;
-  TensorOrTuple outs;
+  Forward f;
+  Tensors seeds, grad_inputs;
   {
     EnableGradGuard enable;
-    ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
-    vs = prepare_v(v, inputs, create_graph, kOmitVForInput);
-    outs = func(ins);
-    check_requires_grad(outs.tensors, Kind::kOutputs, strict);
+    f = forward_with_input_v(func, inputs, v, create_graph, strict, nullptr);
     // The backward pass is linear in its seeds, so their value (zeros) never shows up in the
     // gradient of the gradient with respect to them: J v.
-    for (const Tensor& o : outs.tensors) seeds.push_back(set_requires_grad(zeros_like(o), true));
-    grad_inputs = grad_of(outs.tensors, ins, seeds, /*create_graph=*/true);
+    for (const Tensor& o : f.outs.tensors) seeds.push_back(set_requires_grad(zeros_like(o), true));
+    grad_inputs = grad_of(f.outs.tensors, f.ins, seeds, /*create_graph=*/true);
     check_requires_grad(grad_inputs, Kind::kGradInputs, strict);
   }
-  std::optional<EnableGradGuard> enable;
-  if (create_graph) enable.emplace();
-  Tensors res = fill_in_zeros(grad_of(grad_inputs, seeds, vs, create_graph), outs.tensors, strict, create_graph,
+  AutoGradMode mode(create_graph || GradMode::is_enabled());
+  Tensors res = fill_in_zeros(grad_of(grad_inputs, seeds, f.vs, create_graph), f.outs.tensors, strict, create_graph,
                               Stage::kBackTrick);
-  return {like(postprocess(outs.tensors, create_graph), outs.is_tuple),
-          like(postprocess(std::move(res), create_graph), outs.is_tuple)};
+  return results(f.outs, std::move(res), f.outs.is_tuple, create_graph);
 }
 
 Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create_graph, bool strict, bool vectorize,
@@ -310,46 +322,37 @@ Jacobian hessian(const Function& func, const TensorOrTuple& inputs, bool create_
 
 std::pair<TensorOrTuple, TensorOrTuple> vhp(const Function& func, const TensorOrTuple& inputs,
                                             const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
-  Tensors ins, vs, jac;
-  TensorOrTuple outs;
+  Forward f;
+  Tensors jac;
   {
     EnableGradGuard enable;
-    ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
-    vs = prepare_v(v, inputs, create_graph, kOmitVForInput);
-    outs = func(ins);
-    check_requires_grad(outs.tensors, Kind::kOutputs, strict);
-    check_single_output(outs, "vhp");
-    jac = grad_of(outs.tensors, ins, {}, /*create_graph=*/true);
+    f = forward_with_input_v(func, inputs, v, create_graph, strict, "vhp");
+    jac = grad_of(f.outs.tensors, f.ins, {}, /*create_graph=*/true);
     check_requires_grad(jac, Kind::kJacobian, strict);
   }
   AutoGradMode mode(create_graph || GradMode::is_enabled());
-  Tensors res = fill_in_zeros(grad_of(jac, ins, vs, create_graph), ins, strict, create_graph, Stage::kDoubleBack);
-  return {like(postprocess(outs.tensors, create_graph), outs.is_tuple),
-          like(postprocess(std::move(res), create_graph), inputs.is_tuple)};
+  Tensors res = fill_in_zeros(grad_of(jac, f.ins, f.vs, create_graph), f.ins, strict, create_graph,
+                              Stage::kDoubleBack);
+  return results(f.outs, std::move(res), inputs.is_tuple, create_graph);
 }
 
 std::pair<TensorOrTuple, TensorOrTuple> hvp(const Function& func, const TensorOrTuple& inputs,
                                             const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
-  Tensors ins, vs, seeds, double_back;
-  TensorOrTuple outs;
+  Forward f;
+  Tensors seeds, double_back;
   {
     EnableGradGuard enable;
-    ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
-    vs = prepare_v(v, inputs, create_graph, kOmitVForInput);
-    outs = func(ins);
-    check_requires_grad(outs.tensors, Kind::kOutputs, strict);
-    check_single_output(outs, "hvp");
-    Tensors jac = grad_of(outs.tensors, ins, {}, /*create_graph=*/true);
+    f = forward_with_input_v(func, inputs, v, create_graph, strict, "hvp");
+    Tensors jac = grad_of(f.outs.tensors, f.ins, {}, /*create_graph=*/true);
     check_requires_grad(jac, Kind::kJacobian, strict);
     // H v as the gradient, with respect to the seeds, of seeds^T H (double-backward trick).
-    for (const Tensor& t : ins) seeds.push_back(set_requires_grad(zeros_like(t), true));
-    double_back = grad_of(jac, ins, seeds, /*create_graph=*/true);
+    for (const Tensor& t : f.ins) seeds.push_back(set_requires_grad(zeros_like(t), true));
+    double_back = grad_of(jac, f.ins, seeds, /*create_graph=*/true);
   }
   AutoGradMode mode(create_graph || GradMode::is_enabled());
-  Tensors res = fill_in_zeros(grad_of(double_back, seeds, vs, create_graph), ins, strict, create_graph,
+  Tensors res = fill_in_zeros(grad_of(double_back, seeds, f.vs, create_graph), f.ins, strict, create_graph,
                               Stage::kDoubleBackTrick);
-  return {like(postprocess(outs.tensors, create_graph), outs.is_tuple),
-          like(postprocess(std::move(res), create_graph), inputs.is_tuple)};
+  return results(f.outs, std::move(res), inputs.is_tuple, create_graph);
 }
 
 }  // namespace ember::autograd::functional

@@ -30,20 +30,21 @@ def _function(func, fn_name):
     return call
 
 
-def _v(v, fn_name):
-    return None if v is None else _as_tuple(v, "v", fn_name)[1]
+def _product(fn_name, func, inputs, v, create_graph, strict):
+    """vjp, jvp, vhp or hvp: (func(inputs), the product with v)."""
+    is_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    v = None if v is None else _as_tuple(v, "v", fn_name)[1]
+    return getattr(_C, "_functional_" + fn_name)(_function(func, fn_name), is_tuple, inputs, v, create_graph, strict)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), the vector-Jacobian product v^T J)."""
-    is_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-    return _C._functional_vjp(_function(func, "vjp"), is_tuple, inputs, _v(v, "vjp"), create_graph, strict)
+    return _product("vjp", func, inputs, v, create_graph, strict)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), the Jacobian-vector product J v), by the double-backward trick."""
-    is_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-    return _C._functional_jvp(_function(func, "jvp"), is_tuple, inputs, _v(v, "jvp"), create_graph, strict)
+    return _product("jvp", func, inputs, v, create_graph, strict)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -69,11 +70,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), the vector-Hessian product v^T H) of a func returning one element."""
-    is_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-    return _C._functional_vhp(_function(func, "vhp"), is_tuple, inputs, _v(v, "vhp"), create_graph, strict)
+    return _product("vhp", func, inputs, v, create_graph, strict)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), the Hessian-vector product H v), by the double-backward trick."""
-    is_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-    return _C._functional_hvp(_function(func, "hvp"), is_tuple, inputs, _v(v, "hvp"), create_graph, strict)
+    return _product("hvp", func, inputs, v, create_graph, strict)
