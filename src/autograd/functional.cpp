@@ -83,17 +83,21 @@ void check_requires_grad(const Tensors& ts, Kind kind, bool strict) {
 }
 
 // grad() over the outputs that require grad (undefined entries allowed), with undefined
-// results for inputs they do not reach; all undefined when no output requires grad.
-Tensors grad_of(const Tensors& outputs, const Tensors& inputs, const Tensors& grad_outputs, bool create_graph,
-                std::optional<bool> retain_graph = std::nullopt) {
+// results for inputs they do not reach; all undefined when no output requires grad. An
+// empty grad_outputs means implicit seeds.
+Tensors grad_of(const Tensors& outputs, const Tensors& inputs, const Tensors& grad_outputs, bool create_graph) {
   Tensors outs, gouts;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].defined() || !requires_grad(outputs[i])) continue;
     outs.push_back(outputs[i]);
-    if (!grad_outputs.empty()) gouts.push_back(grad_outputs[i]);
+    // PyTorch 1.x seeds a single element with one, complex ones too (Ember's grad(), like
+    // later PyTorch, refuses to for complex outputs).
+    Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
+    if (!g.defined() && outputs[i].numel() == 1) g = ones_like(outputs[i]);
+    gouts.push_back(std::move(g));
   }
   if (outs.empty()) return Tensors(inputs.size());
-  return grad(outs, inputs, gouts, retain_graph, create_graph, /*allow_unused=*/true);
+  return grad(outs, inputs, gouts, /*retain_graph=*/std::nullopt, create_graph, /*allow_unused=*/true);
 }
 
 enum class Stage { kBack, kBackTrick, kDoubleBack, kDoubleBackTrick };
@@ -309,10 +313,7 @@ Jacobian hessian(const Function& func, const TensorOrTuple& inputs, bool create_
   check_requires_grad(out.tensors, Kind::kOutputs, strict);
   check_single_output(out, "hessian");
   Tensor scalar = out[0].squeeze();
-  // An explicit seed of one: PyTorch 1.x accepts complex scalars here too.
-  Tensors jac = requires_grad(scalar) ? grad({scalar}, inner, {ones_like(scalar)}, /*retain_graph=*/true,
-                                             /*create_graph=*/true, /*allow_unused=*/true)
-                                      : Tensors(inner.size());
+  Tensors jac = grad_of({scalar}, inner, {}, /*create_graph=*/true);
   for (size_t k = 0; k < jac.size(); ++k)
     if (!jac[k].defined()) jac[k] = zeros_like(inner[k]);
   check_requires_grad(jac, Kind::kJacobian, strict);

@@ -183,6 +183,10 @@ def test_works_under_no_grad_and_keeps_mode():
         assert h.requires_grad
 
 
+def lib_exp(lib, x):
+    return lib.exp(x)
+
+
 def test_complex():
     ex, tx = leaves([(3,)], 10, "complex128")
     ev, tv = leaves([(3,)], 11, "complex128")
@@ -190,6 +194,11 @@ def test_complex():
     for name in ("vjp", "jvp"):
         same(getattr(ember.autograd.functional, name)(lambda x: f(ember, x), ex[0], ev[0]),
              getattr(torch.autograd.functional, name)(lambda x: f(torch, x), tx[0], tv[0]))
+    # An omitted v is one, complex included (PyTorch 1.x).
+    es, ts = leaves([(1,)], 13, "complex128")
+    for name in ("vjp", "jvp", "vhp", "hvp"):
+        same(getattr(ember.autograd.functional, name)(lambda x: (x * lib_exp(ember, x)).sum(), es[0]),
+             getattr(torch.autograd.functional, name)(lambda x: (x * lib_exp(torch, x)).sum(), ts[0]))
     # Rows are gradients seeded with one, complex outputs included (PyTorch 1.x).
     for g in (lambda lib, x: (x * x).abs(), lambda lib, x: x * lib.exp(x)):
         same(ember.autograd.functional.jacobian(lambda x: g(ember, x), ex[0]),
