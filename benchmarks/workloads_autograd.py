@@ -6,6 +6,10 @@ torch, and returns a zero-argument callable).
                         engine)
   ag_mlp_backward       forward and backward of an MLP 784-512-512-10 (matmul, add, relu)
                         at batch 128, with a mean-squared loss
+  ag_jacobian_tanh      autograd.functional.jacobian of x -> tanh(W x), W 100x100 float32
+                        (non-vectorized: one backward pass per output element)
+  ag_hessian_sum_tanh   autograd.functional.hessian of x -> sum(tanh(W x)) (a backward pass
+                        with create_graph, then one double-backward pass per element)
 """
 import numpy as np
 
@@ -49,8 +53,27 @@ def make_mlp_backward(lib):
     return f
 
 
+def _tanh_layer(lib):
+    g = np.random.default_rng(7)
+    w = lib.from_numpy((g.standard_normal((100, 100)) * 0.1).astype(np.float32))
+    x = lib.from_numpy(g.standard_normal(100).astype(np.float32))
+    return w, x
+
+
+def make_jacobian_tanh(lib):
+    w, x = _tanh_layer(lib)
+    return lambda: lib.autograd.functional.jacobian(lambda a: lib.tanh(w @ a), x)
+
+
+def make_hessian_sum_tanh(lib):
+    w, x = _tanh_layer(lib)
+    return lambda: lib.autograd.functional.hessian(lambda a: lib.tanh(w @ a).sum(), x)
+
+
 # name: (maker, work per call, unit)
 WORKLOADS = {
     "ag_chain10_backward": (make_chain10_backward, None, None),
     "ag_mlp_backward": (make_mlp_backward, 2 * 3 * 128 * (784 * 512 + 512 * 512 + 512 * 10), "GFLOP/s"),
+    "ag_jacobian_tanh": (make_jacobian_tanh, None, None),
+    "ag_hessian_sum_tanh": (make_hessian_sum_tanh, None, None),
 }

@@ -7,11 +7,13 @@
 
 #include "common.h"
 #include "ember/autograd.h"
+#include "ember/autograd_functional.h"
 
 namespace ember::py {
 
 namespace pyb = pybind11;
 namespace ag = autograd;
+namespace agf = autograd::functional;
 
 namespace {
 
@@ -28,6 +30,53 @@ std::vector<Tensor> tensors(const pyb::handle& seq, bool allow_none) {
     else r.push_back(as_tensor(h));
   }
   return r;
+}
+
+// ---- autograd.functional: python/ember/autograd/functional.py passes a Tensor-or-tuple as
+// (is_tuple, tuple of Tensors), and gets the results nested as torch returns them.
+agf::TensorOrTuple tensor_or_tuple(bool is_tuple, const pyb::handle& seq) {
+  agf::TensorOrTuple r(tensors(seq, false));
+  r.is_tuple = is_tuple;
+  return r;
+}
+std::optional<agf::TensorOrTuple> optional_v(const pyb::handle& v) {
+  if (v.is_none()) return std::nullopt;
+  return tensor_or_tuple(true, v);
+}
+// fn returns (is_tuple, outputs), its outputs already checked to be Tensors.
+agf::Function py_function(pyb::object fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& args) {
+    pyb::tuple a(args.size());
+    for (size_t i = 0; i < args.size(); ++i) a[i] = to_py(args[i]);
+    pyb::tuple r = fn(*a);
+    return tensor_or_tuple(r[0].cast<bool>(), r[1]);
+  };
+}
+pyb::object to_py(const agf::TensorOrTuple& t) {
+  if (!t.is_tuple) return to_py(t[0]);
+  pyb::tuple r(t.size());
+  for (size_t i = 0; i < t.size(); ++i) r[i] = to_py(t[i]);
+  return r;
+}
+pyb::object to_py(const agf::Jacobian& j) {
+  auto row = [&](size_t i) {
+    agf::TensorOrTuple r(j.blocks[i]);
+    r.is_tuple = j.inputs_tuple;
+    return to_py(r);
+  };
+  if (!j.outputs_tuple) return row(0);
+  pyb::tuple r(j.blocks.size());
+  for (size_t i = 0; i < j.blocks.size(); ++i) r[i] = row(i);
+  return r;
+}
+using ProductFn = std::pair<agf::TensorOrTuple, agf::TensorOrTuple> (*)(
+    const agf::Function&, const agf::TensorOrTuple&, const std::optional<agf::TensorOrTuple>&, bool, bool);
+void def_product(pyb::module_& m, const char* name, ProductFn f) {
+  m.def(name, [f](pyb::object fn, bool is_tuple, pyb::handle inputs, pyb::handle v, bool create_graph, bool strict) {
+    auto [out, res] = f(py_function(std::move(fn)), tensor_or_tuple(is_tuple, inputs), optional_v(v), create_graph,
+                        strict);
+    return pyb::make_tuple(to_py(out), to_py(res));
+  });
 }
 
 }  // namespace
@@ -105,6 +154,20 @@ void init_autograd(PyObject* mod) {
     pyb::tuple r(outs.size());
     for (size_t i = 0; i < outs.size(); ++i) r[i] = to_py(outs[i]);
     return r;
+  });
+  def_product(m, "_functional_vjp", agf::vjp);
+  def_product(m, "_functional_jvp", agf::jvp);
+  def_product(m, "_functional_vhp", agf::vhp);
+  def_product(m, "_functional_hvp", agf::hvp);
+  m.def("_functional_jacobian", [](pyb::object fn, bool is_tuple, pyb::handle inputs, bool create_graph, bool strict,
+                                   bool vectorize, const std::string& strategy) {
+    return to_py(agf::jacobian(py_function(std::move(fn)), tensor_or_tuple(is_tuple, inputs), create_graph, strict,
+                               vectorize, strategy));
+  });
+  m.def("_functional_hessian", [](pyb::object fn, bool is_tuple, pyb::handle inputs, bool create_graph, bool strict,
+                                  bool vectorize, const std::string& strategy) {
+    return to_py(agf::hessian(py_function(std::move(fn)), tensor_or_tuple(is_tuple, inputs), create_graph, strict,
+                              vectorize, strategy));
   });
   m.def("_is_grad_enabled", [] { return ag::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { ag::GradMode::set_enabled(v); });

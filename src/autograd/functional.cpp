@@ -1,0 +1,359 @@
+// torch.autograd.functional on top of autograd::grad. Each function follows the steps (and
+// raises the errors, in the same order) of PyTorch's Python implementation, so that Ember's
+// Python module can be a thin wrapper over these.
+#include "ember/autograd_functional.h"
+
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::autograd::functional {
+
+namespace functional_impl {
+
+using Tensors = std::vector<Tensor>;
+
+// Fresh tensor objects for the inputs, so that func's uses of them can be told apart from
+// the caller's tensors it may capture. With create_graph, an input that requires grad stays
+// connected to its graph (through a view); any other is detached, and made to require grad
+// when the function needs its gradient.
+Tensors preprocess(const Tensors& inputs, bool create_graph, bool need_graph) {
+  Tensors r;
+  r.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    if (create_graph && requires_grad(t)) {
+      r.push_back(t.view_as(t));
+    } else {
+      Tensor d = t.detach();
+      if (need_graph) set_requires_grad(d, true);
+      r.push_back(std::move(d));
+    }
+  }
+  return r;
+}
+
+// Results carry no history unless the caller asked for a differentiable result.
+Tensors postprocess(Tensors ts, bool create_graph) {
+  if (!create_graph)
+    for (Tensor& t : ts) t = t.detach();
+  return ts;
+}
+
+void validate_v(const Tensors& v, const Tensors& other, bool other_is_tuple) {
+  if (v.size() != other.size()) {
+    EMBER_CHECK(!other_is_tuple, RuntimeError, "v is a tuple of invalid length: should be ", other.size(), " but got ",
+                v.size(), ".");
+    EMBER_FAIL(RuntimeError, "The given v should contain a single Tensor.");
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].sizes() == other[i].sizes()) continue;
+    std::string entry = other_is_tuple ? "Entry " + std::to_string(i) + " in " : "";
+    EMBER_FAIL(RuntimeError, entry, "v has invalid size: should be ember.Size(", other[i].sizes(),
+               ") but got ember.Size(", v[i].sizes(), ").");
+  }
+}
+
+enum class Kind { kOutputs, kGradInputs, kJacobian, kHessian };
+
+// strict: every tensor (an undefined one is a missing gradient) must require grad.
+void check_requires_grad(const Tensors& ts, Kind kind, bool strict) {
+  if (!strict) return;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    EMBER_CHECK(ts[i].defined(), RuntimeError, "The output of the user-provided function is independent of input ", i,
+                ". This is not allowed in strict mode.");
+    if (requires_grad(ts[i])) continue;
+    switch (kind) {
+      case Kind::kHessian:
+        EMBER_FAIL(RuntimeError, "The hessian of the user-provided function with respect to input ", i,
+                   " is independent of the input. This is not allowed in strict mode. You should ensure that your "
+                   "function is thrice differentiable and that the hessian depends on the inputs.");
+      case Kind::kJacobian:
+        EMBER_FAIL(RuntimeError, "While computing the hessian, found that the jacobian of the user-provided function "
+                   "with respect to input ", i, " is independent of the input. This is not allowed in strict mode. "
+                   "You should ensure that your function is twice differentiable and that the jacobian depends on "
+                   "the inputs (this would be violated by a linear function for example).");
+      case Kind::kGradInputs:
+        EMBER_FAIL(RuntimeError, "The gradient with respect to input ", i, " is independent of the inputs of the "
+                   "user-provided function. This is not allowed in strict mode.");
+      case Kind::kOutputs:
+        EMBER_FAIL(RuntimeError, "Output ", i, " of the user-provided function does not require gradients. The "
+                   "outputs must be computed in a differentiable manner from the input when running in strict mode.");
+    }
+  }
+}
+
+// grad() over the outputs that require grad (undefined entries allowed), with undefined
+// results for inputs they do not reach; all undefined when no output requires grad. An
+// empty grad_outputs means implicit seeds.
+Tensors grad_of(const Tensors& outputs, const Tensors& inputs, const Tensors& grad_outputs, bool create_graph) {
+  Tensors outs, gouts;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].defined() || !requires_grad(outputs[i])) continue;
+    outs.push_back(outputs[i]);
+    // PyTorch 1.x seeds a single element with one, complex ones too (Ember's grad(), like
+    // later PyTorch, refuses to for complex outputs).
+    Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
+    if (!g.defined() && outputs[i].numel() == 1) g = ones_like(outputs[i]);
+    gouts.push_back(std::move(g));
+  }
+  if (outs.empty()) return Tensors(inputs.size());
+  return grad(outs, inputs, gouts, /*retain_graph=*/std::nullopt, create_graph, /*allow_unused=*/true);
+}
+
+enum class Stage { kBack, kBackTrick, kDoubleBack, kDoubleBackTrick };
+
+// Zeros (shaped like refs) for missing gradients, or strict's errors.
+Tensors fill_in_zeros(Tensors grads, const Tensors& refs, bool strict, bool create_graph, Stage stage) {
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) {
+      if (strict) {
+        switch (stage) {
+          case Stage::kBack:
+            EMBER_FAIL(RuntimeError, "The output of the user-provided function is independent of input ", i,
+                       ". This is not allowed in strict mode.");
+          case Stage::kBackTrick:
+            EMBER_FAIL(RuntimeError, "The gradient with respect to the input is independent of entry ", i,
+                       " in the grad_outputs when using the double backward trick to compute forward mode "
+                       "gradients. This is not allowed in strict mode.");
+          case Stage::kDoubleBack:
+            EMBER_FAIL(RuntimeError, "The jacobian of the user-provided function is independent of input ", i,
+                       ". This is not allowed in strict mode.");
+          case Stage::kDoubleBackTrick:
+            EMBER_FAIL(RuntimeError, "The hessian of the user-provided function is independent of entry ", i,
+                       " in the grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+                       "double backward trick to replace forward mode AD.");
+        }
+      }
+      grads[i] = zeros_like(refs[i]);
+    } else if (strict && create_graph && !requires_grad(grads[i])) {
+      const bool second = stage == Stage::kDoubleBack || stage == Stage::kDoubleBackTrick;
+      EMBER_FAIL(RuntimeError, "The ", second ? "hessian" : "jacobian",
+                 " of the user-provided function is independent of input ", i,
+                 ". This is not allowed in strict mode when create_graph=True.");
+    }
+  }
+  return grads;
+}
+
+// v, made a fresh tensor like the inputs, or checked to be omittable.
+Tensors prepare_v(const std::optional<TensorOrTuple>& v, const TensorOrTuple& other, bool create_graph,
+                  const char* omit_message) {
+  if (!v) {
+    EMBER_CHECK(other.size() == 1 && other[0].numel() == 1, RuntimeError, omit_message);
+    return {};
+  }
+  Tensors r = preprocess(v->tensors, create_graph, /*need_graph=*/false);
+  validate_v(r, other.tensors, other.is_tuple);
+  return r;
+}
+
+// func's outputs for the Hessian functions: one single-element Tensor.
+void check_single_output(const TensorOrTuple& out, const char* fn) {
+  EMBER_CHECK(!out.is_tuple, RuntimeError, "The function given to ", fn, " should return a single Tensor");
+  EMBER_CHECK(out[0].numel() == 1, RuntimeError, "The Tensor returned by the function given to ", fn,
+              " should contain a single element");
+}
+
+// The strategies Ember cannot run yet, with PyTorch's errors where it has them.
+void check_strategy(const std::string& strategy, bool create_graph, bool strict, bool vectorize) {
+  EMBER_CHECK(strategy == "forward-mode" || strategy == "reverse-mode", ValueError,
+              "Expected strategy to be either \"forward-mode\" or \"reverse-mode\".");
+  if (strategy == "reverse-mode") return;
+  EMBER_CHECK(!create_graph, NotImplementedError, "torch.autograd.functional.jacobian: `create_graph=True` and "
+              "`strategy=\"forward-mode\"` are not supported together (yet). Please either set `create_graph=False` "
+              "or `strategy=\"reverse-mode\"`.");
+  EMBER_CHECK(!strict, RuntimeError, "torch.autograd.functional.jacobian: `strict=True` and "
+              "`strategy=\"forward-mode\"` are not supported together (yet). Please either set `strict=False` or "
+              "`strategy=\"reverse-mode\"`.");
+  EMBER_CHECK(!vectorize, NotImplementedError,
+              "jacobian(vectorize=True) needs vmap, which Ember does not have yet");
+  // PyTorch's message lacks the space after "is".
+  EMBER_FAIL(NotImplementedError, "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+             "only implemented for `vectorize=True`.");
+}
+
+// After func ran (the point where PyTorch checks it): vectorize needs vmap.
+void check_vectorize(bool vectorize, bool strict) {
+  if (!vectorize) return;
+  EMBER_CHECK(!strict, RuntimeError, "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+              "not supported together. Please either set `strict=False` or `vectorize=False`.");
+  EMBER_FAIL(NotImplementedError, "jacobian(vectorize=True) needs vmap, which Ember does not have yet");
+}
+
+// d outputs[i] / d inputs[j], one backward pass per element of each output (reusing the
+// graph), the pass seeded with a one-hot gradient: the row of the element. (PyTorch selects
+// the element and seeds it with one, complex elements included; the rows are the same.)
+std::vector<Tensors> jacobian_blocks(const Tensors& outputs, const Tensors& inputs, bool create_graph, bool strict) {
+  std::vector<Tensors> blocks(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    const int64_t n = out.numel();
+    const bool differentiable = requires_grad(out);
+    std::vector<Tensors> rows(inputs.size());
+    for (Tensors& r : rows) r.reserve(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      Tensors vj(inputs.size());
+      if (differentiable) {
+        // A new seed each pass: with create_graph the graph of the result may keep it.
+        Tensor seed = zeros({n}, TensorOptions(out.dtype()).device(out.device()));
+        seed.select(0, j).fill_(1);
+        vj = grad({out}, inputs, {seed.view(out.sizes())}, /*retain_graph=*/true, create_graph, /*allow_unused=*/true);
+      }
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        if (vj[k].defined()) {
+          EMBER_CHECK(!(strict && create_graph && !requires_grad(vj[k])), RuntimeError,
+                      "The jacobian of the user-provided function is independent of input ", i,
+                      ". This is not allowed in strict mode when create_graph=True.");
+          rows[k].push_back(std::move(vj[k]));
+        } else {
+          EMBER_CHECK(!strict, RuntimeError, "Output ", i, " of the user-provided function is independent of input ",
+                      k, ". This is not allowed in strict mode.");
+          rows[k].push_back(zeros_like(inputs[k]));
+        }
+      }
+    }
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      std::vector<int64_t> shape(out.sizes().begin(), out.sizes().end());
+      shape.insert(shape.end(), inputs[k].sizes().begin(), inputs[k].sizes().end());
+      blocks[i].push_back(postprocess({stack(rows[k], 0).view(shape)}, create_graph)[0]);
+    }
+  }
+  return blocks;
+}
+
+// What jvp, vhp and hvp do first (under grad mode): fresh inputs, v checked against them,
+// and func's outputs; single_output_fn names a function that needs one single-element output.
+struct Forward {
+  Tensors ins, vs;
+  TensorOrTuple outs;
+};
+Forward forward_with_input_v(const Function& func, const TensorOrTuple& inputs, const std::optional<TensorOrTuple>& v,
+                             bool create_graph, bool strict, const char* single_output_fn) {
+  Forward f;
+  f.ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
+  f.vs = prepare_v(v, inputs, create_graph,
+                   "The vector v can only be None if the input to the user-provided function is a single Tensor "
+                   "with a single element.");
+  f.outs = func(f.ins);
+  check_requires_grad(f.outs.tensors, Kind::kOutputs, strict);
+  if (single_output_fn) check_single_output(f.outs, single_output_fn);
+  return f;
+}
+
+// (outputs, product) as returned: without history unless create_graph.
+std::pair<TensorOrTuple, TensorOrTuple> results(const TensorOrTuple& outs, Tensors product, bool product_is_tuple,
+                                                bool create_graph) {
+  TensorOrTuple o(postprocess(outs.tensors, create_graph)), p(postprocess(std::move(product), create_graph));
+  o.is_tuple = outs.is_tuple;
+  p.is_tuple = product_is_tuple;
+  return {std::move(o), std::move(p)};
+}
+
+}  // namespace functional_impl
+
+using namespace functional_impl;
+
+std::pair<TensorOrTuple, TensorOrTuple> vjp(const Function& func, const TensorOrTuple& inputs,
+                                            const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
+  Tensors ins, vs;
+  TensorOrTuple outs;
+  {
+    EnableGradGuard enable;
+    ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
+    outs = func(ins);
+    check_requires_grad(outs.tensors, Kind::kOutputs, strict);
+    vs = prepare_v(v, outs, create_graph,
+                   "The vector v can only be None if the user-provided function returns a single Tensor with a "
+                   "single element.");
+  }
+  AutoGradMode mode(create_graph || GradMode::is_enabled());
+  Tensors res = fill_in_zeros(grad_of(outs.tensors, ins, vs, create_graph), ins, strict, create_graph, Stage::kBack);
+  return results(outs, std::move(res), inputs.is_tuple, create_graph);
+}
+
+std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOrTuple& inputs,
+                                            const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
+  Forward f;
+  Tensors seeds, grad_inputs;
+  {
+    EnableGradGuard enable;
+    f = forward_with_input_v(func, inputs, v, create_graph, strict, nullptr);
+    // The backward pass is linear in its seeds, so their value (zeros) never shows up in the
+    // gradient of the gradient with respect to them: J v.
+    for (const Tensor& o : f.outs.tensors) seeds.push_back(set_requires_grad(zeros_like(o), true));
+    grad_inputs = grad_of(f.outs.tensors, f.ins, seeds, /*create_graph=*/true);
+    check_requires_grad(grad_inputs, Kind::kGradInputs, strict);
+  }
+  AutoGradMode mode(create_graph || GradMode::is_enabled());
+  Tensors res = fill_in_zeros(grad_of(grad_inputs, seeds, f.vs, create_graph), f.outs.tensors, strict, create_graph,
+                              Stage::kBackTrick);
+  return results(f.outs, std::move(res), f.outs.is_tuple, create_graph);
+}
+
+Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create_graph, bool strict, bool vectorize,
+                  const std::string& strategy) {
+  check_strategy(strategy, create_graph, strict, vectorize);
+  EnableGradGuard enable;
+  Tensors ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
+  TensorOrTuple outs = func(ins);
+  check_requires_grad(outs.tensors, Kind::kOutputs, strict);
+  check_vectorize(vectorize, strict);
+  return {jacobian_blocks(outs.tensors, ins, create_graph, strict), outs.is_tuple, inputs.is_tuple};
+}
+
+Jacobian hessian(const Function& func, const TensorOrTuple& inputs, bool create_graph, bool strict, bool vectorize,
+                 const std::string& outer_jacobian_strategy) {
+  check_strategy(outer_jacobian_strategy, create_graph, strict, vectorize);
+  EnableGradGuard enable;
+  // The Jacobian (create_graph) of the gradient, itself a Jacobian with create_graph: the
+  // inner one sees views of the outer one's inputs.
+  Tensors ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
+  Tensors inner = preprocess(ins, /*create_graph=*/true, /*need_graph=*/true);
+  TensorOrTuple out = func(inner);
+  check_requires_grad(out.tensors, Kind::kOutputs, strict);
+  check_single_output(out, "hessian");
+  Tensor scalar = out[0].squeeze();
+  Tensors jac = grad_of({scalar}, inner, {}, /*create_graph=*/true);
+  for (size_t k = 0; k < jac.size(); ++k)
+    if (!jac[k].defined()) jac[k] = zeros_like(inner[k]);
+  check_requires_grad(jac, Kind::kJacobian, strict);
+  check_vectorize(vectorize, strict);
+  return {jacobian_blocks(jac, ins, create_graph, strict), inputs.is_tuple, inputs.is_tuple};
+}
+
+std::pair<TensorOrTuple, TensorOrTuple> vhp(const Function& func, const TensorOrTuple& inputs,
+                                            const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
+  Forward f;
+  Tensors jac;
+  {
+    EnableGradGuard enable;
+    f = forward_with_input_v(func, inputs, v, create_graph, strict, "vhp");
+    jac = grad_of(f.outs.tensors, f.ins, {}, /*create_graph=*/true);
+    check_requires_grad(jac, Kind::kJacobian, strict);
+  }
+  AutoGradMode mode(create_graph || GradMode::is_enabled());
+  Tensors res = fill_in_zeros(grad_of(jac, f.ins, f.vs, create_graph), f.ins, strict, create_graph,
+                              Stage::kDoubleBack);
+  return results(f.outs, std::move(res), inputs.is_tuple, create_graph);
+}
+
+std::pair<TensorOrTuple, TensorOrTuple> hvp(const Function& func, const TensorOrTuple& inputs,
+                                            const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
+  Forward f;
+  Tensors seeds, double_back;
+  {
+    EnableGradGuard enable;
+    f = forward_with_input_v(func, inputs, v, create_graph, strict, "hvp");
+    Tensors jac = grad_of(f.outs.tensors, f.ins, {}, /*create_graph=*/true);
+    check_requires_grad(jac, Kind::kJacobian, strict);
+    // H v as the gradient, with respect to the seeds, of seeds^T H (double-backward trick).
+    for (const Tensor& t : f.ins) seeds.push_back(set_requires_grad(zeros_like(t), true));
+    double_back = grad_of(jac, f.ins, seeds, /*create_graph=*/true);
+  }
+  AutoGradMode mode(create_graph || GradMode::is_enabled());
+  Tensors res = fill_in_zeros(grad_of(double_back, seeds, f.vs, create_graph), f.ins, strict, create_graph,
+                              Stage::kDoubleBackTrick);
+  return results(f.outs, std::move(res), inputs.is_tuple, create_graph);
+}
+
+}  // namespace ember::autograd::functional
