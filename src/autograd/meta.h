@@ -76,4 +76,12 @@ class SavedTensor {
 // The backward pass's state while it runs on this thread (for reentrant calls and checks).
 bool in_backward_pass();
 
+// Raises for a tensor that may not be saved for backward (an inference tensor).
+void check_savable(const Tensor& t);
+
+// Anomaly mode (anomaly.cpp): the creation traceback a new node keeps, and a node run by the
+// engine with its errors and NaN gradients reported along with that traceback.
+std::string capture_anomaly_trace();
+std::vector<Tensor> apply_with_anomaly_checks(Node& n, std::vector<Tensor> grads);
+
 }  // namespace ember::autograd

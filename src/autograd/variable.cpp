@@ -9,6 +9,7 @@ namespace ember::autograd {
 
 namespace {
 thread_local bool tls_grad_enabled = true;
+thread_local bool tls_inference_mode = false;
 std::atomic<uint64_t> next_sequence_nr{0};
 std::atomic<int64_t> next_hook_id{0};
 }  // namespace
@@ -16,7 +17,9 @@ std::atomic<int64_t> next_hook_id{0};
 bool GradMode::is_enabled() { return tls_grad_enabled; }
 void GradMode::set_enabled(bool enabled) { tls_grad_enabled = enabled; }
 
-Node::Node() : sequence_nr_(next_sequence_nr++) {}
+Node::Node() : sequence_nr_(next_sequence_nr++) {
+  if (AnomalyMode::is_enabled()) [[unlikely]] anomaly_trace_ = std::make_unique<std::string>(capture_anomaly_trace());
+}
 Node::~Node() = default;
 
 void Node::add_input_hook(uint32_t input_nr, GradHook hook) { input_hooks_.emplace_back(input_nr, std::move(hook)); }
@@ -65,8 +68,12 @@ const Tensor& set_requires_grad(const Tensor& t, bool flag) {
   if (flag) {
     EMBER_CHECK(is_differentiable_dtype(t.dtype()), RuntimeError,
                 "only Tensors of floating point and complex dtype can require gradients (got ", t.dtype(), ")");
+    EMBER_CHECK(!t.is_inference() || InferenceMode::is_enabled(), RuntimeError,
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     materialize_meta(t).requires_grad = true;
-    t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
+    // Inference tensors never take the Autograd key (as in PyTorch): ops on them alone record
+    // nothing, even when they require grad.
+    if (!t.is_inference()) t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
     // A leaf that requires grad roots its own history: views of it refer to it, not to the
     // tensor it may itself view.
     t.impl()->set_view_base(Ref<TensorImpl>());
@@ -250,8 +257,32 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   return t;
 }
 
+void check_savable(const Tensor& t) {
+  EMBER_CHECK(!t.is_inference(), RuntimeError,
+              "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+              "tensor and use it in autograd.");
+}
+
 }  // namespace ember::autograd
 
 namespace ember {
 Tensor Tensor::detach() const { return autograd::detach(*this); }
+
+// ---------------------------------------------------------------- inference mode
+bool InferenceMode::is_enabled() { return autograd::tls_inference_mode; }
+
+InferenceMode::InferenceMode(bool enabled)
+    : prev_mode_(autograd::tls_inference_mode), prev_grad_(autograd::tls_grad_enabled),
+      prev_excluded_(tls_local_dispatch_keys().excluded) {
+  autograd::tls_inference_mode = enabled;
+  autograd::tls_grad_enabled = !enabled;
+  DispatchKeySet& excluded = tls_local_dispatch_keys().excluded;
+  excluded = enabled ? excluded.add(DispatchKey::Autograd) : excluded.remove(DispatchKey::Autograd);
+}
+
+InferenceMode::~InferenceMode() {
+  autograd::tls_inference_mode = prev_mode_;
+  autograd::tls_grad_enabled = prev_grad_;
+  tls_local_dispatch_keys().excluded = prev_excluded_;
+}
 }  // namespace ember

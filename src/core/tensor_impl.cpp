@@ -1,5 +1,6 @@
 #include "ember/tensor_impl.h"
 
+#include "ember/autograd.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -30,8 +31,16 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       strides_(strides),
       storage_offset_(storage_offset),
       dtype_(dtype),
+      inference_(InferenceMode::is_enabled()),
       key_set_(backend_key(storage_->device().type)) {
   refresh();
+}
+
+void TensorImpl::check_inference_inplace() const {
+  EMBER_CHECK(InferenceMode::is_enabled(), RuntimeError,
+              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+              "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+              "details.");
 }
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
