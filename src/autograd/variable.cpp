@@ -218,7 +218,8 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   } else if (!m.grad.defined()) {
     // The engine's buffer is the only owner of a fresh gradient; anything else is copied so
     // that .grad never aliases a tensor the caller holds.
-    m.grad = g.use_count() == 1 && !requires_grad(g) ? g : clone(detach(g));
+    // An expanded gradient (sum's) is copied too: later accumulation writes into it in place.
+    m.grad = g.use_count() == 1 && !requires_grad(g) && g.is_contiguous() ? g : clone(detach(g));
   } else if (requires_grad(m.grad)) {
     m.grad = add(m.grad, g);
   } else {
