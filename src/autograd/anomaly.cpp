@@ -26,7 +26,7 @@ std::string native_backtrace() {
   char** symbols = ::backtrace_symbols(frames, n);
   if (!symbols) return "";
   std::string r;
-  for (int i = 2; i < n; ++i) {  // skip this function and capture_anomaly_trace
+  for (int i = 4; i < n; ++i) {  // skip this function, its std::function call, capture and Node()
     std::string line = symbols[i];
     // "lib.so(_ZN5ember3mulE...+0x1c) [0x7f...]": demangle the part between '(' and '+'.
     const size_t open = line.find('('), plus = line.find('+', open == std::string::npos ? 0 : open);
