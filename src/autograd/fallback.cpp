@@ -293,6 +293,11 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   }
   for (size_t w : written) {
     const Tensor& t = stack[w].tensor();
+    EMBER_CHECK(!(meta_of(t) && meta_of(t)->inference_view), RuntimeError,
+                "A view was created in inference mode and is being modified inplace in normal mode. Given that this "
+                "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+                "view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+                "be tracked) or both outside (if you want the inplace to be tracked).");
     EMBER_CHECK(!(is_leaf(t) && requires_grad(t)), RuntimeError,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
     if (TensorImpl* base = t.impl()->view_base()) {
@@ -568,7 +573,13 @@ void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_
 }  // namespace
 
 void record_view(const Tensor& base, const Tensor& view) {
-  if (!requires_grad(base) || !GradMode::is_enabled() || InferenceMode::is_enabled()) {
+  if (InferenceMode::is_enabled() && requires_grad(base) && !view.is_inference()) {
+    AutogradMeta& m = materialize_meta(view);
+    m.requires_grad = true;
+    m.inference_view = true;
+    return;
+  }
+  if (!requires_grad(base) || !GradMode::is_enabled()) {
     view.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
     return;
   }

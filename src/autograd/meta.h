@@ -23,6 +23,9 @@ struct AutogradMeta : AutogradMetaBase {
   std::vector<GradHook> leaf_hooks;  // hooks of a leaf, run before accumulation
   std::map<int64_t, std::shared_ptr<bool>> hook_alive;
   std::mutex mutex;  // guards grad against concurrent backward passes
+  // A view of a tensor that requires grad, made in inference mode: it requires grad but
+  // leads nowhere, and may not be written in place while grad mode is on (PyTorch's rule).
+  bool inference_view = false;
 
   std::string print_suffix() const override {
     if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";

@@ -191,7 +191,7 @@ Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_of(t);
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
-  if (!m->requires_grad) return {};
+  if (!m->requires_grad || m->inference_view) return {};
   std::lock_guard<std::mutex> lock(m->mutex);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {

@@ -153,10 +153,11 @@ def test_custom_function_nodes_are_checked(which):
 def test_detect_anomaly_as_decorator():
     # torch 1.13's detect_anomaly is a context manager only; Ember's is also a decorator, as
     # later PyTorch releases' is.
-    @ember.autograd.detect_anomaly()
-    def f():
-        assert ember.is_anomaly_enabled()
-        return nan_program(ember)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        @ember.autograd.detect_anomaly()
+        def f():
+            assert ember.is_anomaly_enabled()
+            return nan_program(ember)
     with pytest.warns(UserWarning, match="Error detected in MulBackward0"):
         with pytest.raises(RuntimeError, match="returned nan values"):
             f()
@@ -342,3 +343,30 @@ def test_inference_tensor_saved_by_custom_function(lib):
     with pytest.raises(RuntimeError, match=SAVE_MSG):
         Scale.apply(lib.ones(2, requires_grad=True), k)
     assert Scale.apply(lib.ones(2), k).tolist() == [1.0, 1.0]  # nothing needs a gradient: nothing saved
+
+
+VIEW_MSG = (r"^A view was created in inference mode and is being modified inplace in normal mode\. Given that this "
+            r"use case is ambiguous and error-prone, it is forbidden\.")
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["ember", "torch"])
+def test_view_of_tensor_requiring_grad_made_in_inference_mode(lib):
+    a = lib.ones(3, requires_grad=True)
+    h = a * 2
+    with lib.inference_mode():
+        v, hv = a.view(3), h[1:]
+    # It requires grad but has no history, and leads no gradient anywhere.
+    assert (v.requires_grad, v.is_leaf, v.grad_fn, v.is_inference(), hv.requires_grad, hv.grad_fn) == (
+        True, True, None, False, True, None)
+    r = v * 2
+    assert r.grad_fn.name() == "MulBackward0" and r.grad_fn.next_functions[0][0] is None
+    r.sum().backward()
+    assert a.grad is None and v.grad is None
+    for t in (v, hv):
+        with pytest.raises(RuntimeError, match=VIEW_MSG):
+            t.mul_(2)
+    with lib.inference_mode():
+        v.mul_(2)
+    with lib.no_grad():
+        v.mul_(2)
+    assert a.tolist() == [4.0, 4.0, 4.0]
