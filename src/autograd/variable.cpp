@@ -9,7 +9,6 @@ namespace ember::autograd {
 
 namespace {
 thread_local bool tls_grad_enabled = true;
-thread_local bool tls_inference_mode = false;
 std::atomic<uint64_t> next_sequence_nr{0};
 std::atomic<int64_t> next_hook_id{0};
 }  // namespace
@@ -268,22 +267,4 @@ void check_savable(const Tensor& t) {
 
 namespace ember {
 Tensor Tensor::detach() const { return autograd::detach(*this); }
-
-// ---------------------------------------------------------------- inference mode
-bool InferenceMode::is_enabled() { return autograd::tls_inference_mode; }
-
-InferenceMode::InferenceMode(bool enabled)
-    : prev_mode_(autograd::tls_inference_mode), prev_grad_(autograd::tls_grad_enabled),
-      prev_excluded_(tls_local_dispatch_keys().excluded) {
-  autograd::tls_inference_mode = enabled;
-  autograd::tls_grad_enabled = !enabled;
-  DispatchKeySet& excluded = tls_local_dispatch_keys().excluded;
-  excluded = enabled ? excluded.add(DispatchKey::Autograd) : excluded.remove(DispatchKey::Autograd);
-}
-
-InferenceMode::~InferenceMode() {
-  autograd::tls_inference_mode = prev_mode_;
-  autograd::tls_grad_enabled = prev_grad_;
-  tls_local_dispatch_keys().excluded = prev_excluded_;
-}
 }  // namespace ember
