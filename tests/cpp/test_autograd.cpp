@@ -461,4 +461,16 @@ TEST(InferenceMode, TensorsAndModes) {
   testing::expect_error<RuntimeError>([&] { Saves::apply(normal, x); }, save);
 }
 
+TEST(InferenceMode, IsPerThread) {
+  InferenceMode guard;
+  bool other_inference = true, other_enabled = true;
+  std::thread([&] {
+    other_enabled = InferenceMode::is_enabled();
+    other_inference = ones({1}).is_inference();
+  }).join();
+  EXPECT_FALSE(other_enabled);
+  EXPECT_FALSE(other_inference);
+  EXPECT_TRUE(ones({1}).is_inference());
+}
+
 }  // namespace ember::autograd_anomaly_tests
