@@ -47,6 +47,39 @@ struct EnableGradGuard : AutoGradMode {
   EnableGradGuard() : AutoGradMode(true) {}
 };
 
+// ---------------------------------------------------------------- anomaly detection
+// A process-wide debugging mode (torch.autograd.detect_anomaly). While it is on, every node
+// recorded keeps where it was created, and the backward pass checks each node it runs: an
+// error raised inside one, or (with check_nan) a gradient it returns that holds NaN, is
+// reported with the node's creation traceback. Off, it costs one relaxed load per node.
+struct AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+};
+
+// RAII: turns anomaly mode on for a scope and restores the previous setting.
+class DetectAnomalyGuard {
+ public:
+  explicit DetectAnomalyGuard(bool check_nan = true);
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool prev_, prev_check_nan_;
+};
+
+// How anomaly mode captures a node's creation traceback and reports it. By default C++ keeps
+// a native backtrace and appends the report to the error's message; the Python layer installs
+// hooks that capture the Python traceback and issue the report as a UserWarning, as PyTorch
+// does. Unset members keep their default.
+struct AnomalyHooks {
+  std::function<std::string()> capture;
+  std::function<void(const std::string& report)> warn;
+};
+void set_anomaly_hooks(AnomalyHooks hooks);
+
 // ---------------------------------------------------------------- the graph
 class Node;
 
@@ -85,12 +118,15 @@ class Node : public std::enable_shared_from_this<Node> {
   // Hooks on the gradients that arrive at input `input_nr` (a non-leaf tensor's hooks).
   void add_input_hook(uint32_t input_nr, GradHook hook);
   std::vector<Tensor> run_input_hooks(std::vector<Tensor> grads) const;
+  // Where the node was created, when anomaly mode was on then; null otherwise.
+  const std::string* anomaly_trace() const { return anomaly_trace_.get(); }
 
  protected:
   std::vector<Edge> next_edges_;
   uint32_t num_inputs_ = 1;
   uint64_t sequence_nr_;
   std::vector<std::pair<uint32_t, GradHook>> input_hooks_;
+  std::unique_ptr<std::string> anomaly_trace_;
 };
 
 // ---------------------------------------------------------------- tensors
@@ -253,3 +289,25 @@ struct Function {
 };
 
 }  // namespace ember::autograd
+
+namespace ember {
+
+// RAII: inference mode (c10::InferenceMode) for a scope, restoring the previous state. On:
+// grad mode is off and the Autograd layer is skipped even under EnableGradGuard, and tensors
+// made are inference tensors (Tensor::is_inference). Off (enabled=false): grad mode on and the
+// Autograd layer back, as PyTorch's InferenceMode(false) does.
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  // Per thread.
+  static bool is_enabled();
+
+ private:
+  bool prev_mode_, prev_grad_;
+  DispatchKeySet prev_excluded_;
+};
+
+}  // namespace ember

@@ -64,6 +64,7 @@ class Tensor {
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_meta() const { return device().is_meta(); }
+  bool is_inference() const { return impl_->is_inference(); }  // see InferenceMode
   DispatchKeySet key_set() const { return impl_->key_set(); }
   uint32_t version() const { return impl_->version(); }
   void bump_version() const { impl_->bump_version(); }

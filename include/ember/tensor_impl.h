@@ -50,7 +50,17 @@ class TensorImpl : public RefCounted {
   void set_dtype(ScalarType t) { dtype_ = t; }  // only for reinterpreting views
 
   uint32_t version() const { return storage_->version(); }
-  void bump_version() { storage_->bump_version(); }
+  // Called after every in-place write; raises for an inference tensor outside inference mode
+  // (after the write, as PyTorch does).
+  void bump_version() {
+    if (inference_) [[unlikely]] check_inference_inplace();
+    storage_->bump_version();
+  }
+
+  // An inference tensor (made in InferenceMode, or a view of one): it never takes part in
+  // autograd, and outside inference mode it may not be written in place or saved for backward.
+  bool is_inference() const { return inference_; }
+  void set_inference(bool v) { inference_ = v; }
 
   // A Python number converted to a 0-dim tensor: weaker in type promotion.
   bool is_wrapped_number() const { return wrapped_number_; }
@@ -69,6 +79,7 @@ class TensorImpl : public RefCounted {
 
  private:
   void refresh();  // numel and contiguity after a shape change
+  void check_inference_inplace() const;
 
   Storage storage_;
   DimVector sizes_;
@@ -78,6 +89,7 @@ class TensorImpl : public RefCounted {
   ScalarType dtype_;
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
+  bool inference_;  // set from InferenceMode when made; views take their base's
   DispatchKeySet key_set_;
   std::unique_ptr<AutogradMetaBase> autograd_meta_;
   Ref<TensorImpl> view_base_;

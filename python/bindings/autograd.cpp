@@ -171,6 +171,31 @@ void init_autograd(PyObject* mod) {
   });
   m.def("_is_grad_enabled", [] { return ag::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { ag::GradMode::set_enabled(v); });
+
+  // Anomaly mode: nodes keep the Python traceback of their creation, and reports are
+  // UserWarnings (as PyTorch's are).
+  m.def("_set_anomaly_enabled", [](bool v, bool check_nan) { ag::AnomalyMode::set_enabled(v, check_nan); });
+  m.def("_is_anomaly_enabled", [] { return ag::AnomalyMode::is_enabled(); });
+  m.def("_is_anomaly_check_nan_enabled", [] { return ag::AnomalyMode::should_check_nan(); });
+  ag::set_anomaly_hooks({[]() -> std::string {
+                           pyb::gil_scoped_acquire gil;
+                           pyb::object stack = pyb::module_::import("traceback").attr("format_stack")();
+                           return pyb::str("").attr("join")(stack).cast<std::string>();
+                         },
+                         [](const std::string& report) {
+                           pyb::gil_scoped_acquire gil;
+                           if (PyErr_WarnEx(PyExc_UserWarning, report.c_str(), 1) < 0) throw pyb::error_already_set();
+                         }});
+
+  // Inference mode: ember.inference_mode holds one of these while its block runs.
+  pyb::class_<InferenceMode>(m, "_InferenceMode").def(pyb::init<bool>());
+  m.def("_is_inference_mode_enabled", [] { return InferenceMode::is_enabled(); });
+  m.def("_is_inference", [](pyb::handle t) { return as_tensor(t).is_inference(); });
+  m.def("_version", [](pyb::handle t) {
+    const Tensor& x = as_tensor(t);
+    EMBER_CHECK(!x.is_inference(), RuntimeError, "Inference tensors do not track version counter.");
+    return x.version();
+  });
 }
 
 // requires_grad=True of a factory: marks the new tensor after the factory made it.

@@ -13,6 +13,9 @@ from . import utils  # noqa: F401
 from . import functional  # noqa: F401
 from . import autograd  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .autograd import (inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
+                       is_inference_mode_enabled)
+from ._C import _is_inference as is_inference  # noqa: F401  (torch.is_inference)
 from .functional import chain_matmul, einsum, imag, real, tensordot  # noqa: F401
 
 __version__ = "0.1.0"

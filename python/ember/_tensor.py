@@ -101,6 +101,8 @@ def _install_autograd(cls):
     cls.is_leaf = property(_C._is_leaf)
     cls.retains_grad = property(_C._retains_grad)
     cls.output_nr = property(_C._output_nr)
+    cls._version = property(_C._version)
+    cls.is_inference = lambda self: _C._is_inference(self)  # noqa: E731
     cls.requires_grad_ = requires_grad_
     cls.backward = backward
     cls.register_hook = register_hook

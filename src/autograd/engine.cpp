@@ -113,7 +113,8 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
     bool any = false;
     for (const Tensor& g : inputs) any = any || g.defined();
     if (any && feeds_wanted) {
-      outputs = n->apply(std::move(inputs));
+      outputs = AnomalyMode::is_enabled() ? apply_with_anomaly_checks(*n, std::move(inputs))
+                                          : n->apply(std::move(inputs));
       if (!task.keep_graph) n->release_saved();
     }
     const auto& edges = n->next_edges();

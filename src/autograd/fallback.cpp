@@ -240,6 +240,16 @@ void for_each_tensor(Stack& stack, size_t n, F&& f) {
 // value) onto w's base, and makes w a view of the base's new value (defined with the views).
 void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_t slot);
 
+// An inference tensor may not be saved for the gradient of another input. (Ember's formulas
+// save the same inputs whichever gradients are wanted; PyTorch saves an input only for the
+// gradients that use it, and an inference tensor never gets a gradient of its own this way:
+// it lacks the Autograd key, so ops on inference tensors alone record nothing.)
+void check_inference_save(const SavedOp& s, int slot, const Tensor& t) {
+  if (!t.defined() || !t.is_inference()) return;
+  for (size_t k = 0; k < s.needs.size(); ++k)
+    if (s.needs[k] && static_cast<int>(k) != slot) check_savable(t);
+}
+
 // A fresh result that takes no part in autograd drops the key it may have copied.
 void strip_key(const Tensor& t) {
   if (t.defined() && !requires_grad(t)) t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
@@ -283,6 +293,11 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   }
   for (size_t w : written) {
     const Tensor& t = stack[w].tensor();
+    EMBER_CHECK(!(meta_of(t) && meta_of(t)->inference_view), RuntimeError,
+                "A view was created in inference mode and is being modified inplace in normal mode. Given that this "
+                "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+                "view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+                "be tracked) or both outside (if you want the inplace to be tracked).");
     EMBER_CHECK(!(is_leaf(t) && requires_grad(t)), RuntimeError,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
     if (TensorImpl* base = t.impl()->view_base()) {
@@ -323,11 +338,16 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     s.saved_lists.resize(nargs);
     for (size_t a : d->saves) {
       if (a < nargs && stack[a].is_tensor_list()) {  // None entries of a Tensor?[] stay undefined
-        for (const Tensor& t : stack[a].tensor_list()) s.saved_lists[a].emplace_back(t, false, nullptr);
+        int slot = s.first_slot[a];
+        for (const Tensor& t : stack[a].tensor_list()) {
+          check_inference_save(s, slot++, t);
+          s.saved_lists[a].emplace_back(t, false, nullptr);
+        }
         continue;
       }
       if (a >= nargs || !stack[a].is_tensor()) continue;
       const Tensor& t = stack[a].tensor();
+      check_inference_save(s, s.first_slot[a], t);
       const bool overwritten = std::find(written.begin(), written.end(), a) != written.end();
       s.saved[a] = SavedTensor(overwritten ? clone(detach(t)) : t, false, nullptr);
     }
@@ -553,6 +573,12 @@ void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_
 }  // namespace
 
 void record_view(const Tensor& base, const Tensor& view) {
+  if (InferenceMode::is_enabled() && requires_grad(base) && !view.is_inference()) {
+    AutogradMeta& m = materialize_meta(view);
+    m.requires_grad = true;
+    m.inference_view = true;
+    return;
+  }
   if (!requires_grad(base) || !GradMode::is_enabled()) {
     view.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
     return;

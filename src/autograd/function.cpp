@@ -97,7 +97,7 @@ std::vector<Tensor> record_function(const std::string& name, const std::vector<T
       o = detach(o).alias();  // an input returned as is: a new tensor, so that it gets its own history
     }
   }
-  if (!any || !GradMode::is_enabled()) {
+  if (!any || !GradMode::is_enabled() || InferenceMode::is_enabled()) {
     for (const Tensor& o : outputs)
       if (o.defined() && !contains(ctx->dirty_, o)) o.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
     return outputs;
@@ -108,6 +108,8 @@ std::vector<Tensor> record_function(const std::string& name, const std::vector<T
     sizes.emplace_back(o.defined() ? DimVector(o.sizes()) : DimVector());
     dtypes.push_back(o.defined() ? o.dtype() : kFloat);
   }
+  for (const Tensor& s : ctx->saved_)
+    if (s.defined()) check_savable(s);
   auto node = std::make_shared<FunctionNode>(name, ctx, std::move(backward), std::move(sizes), std::move(dtypes));
   for (const Tensor& t : inputs) {
     node->add_next_edge(t.defined() && requires_grad(t) ? gradient_edge(t) : Edge{});

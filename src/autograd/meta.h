@@ -23,6 +23,9 @@ struct AutogradMeta : AutogradMetaBase {
   std::vector<GradHook> leaf_hooks;  // hooks of a leaf, run before accumulation
   std::map<int64_t, std::shared_ptr<bool>> hook_alive;
   std::mutex mutex;  // guards grad against concurrent backward passes
+  // A view of a tensor that requires grad, made in inference mode: it requires grad but
+  // leads nowhere, and may not be written in place while grad mode is on (PyTorch's rule).
+  bool inference_view = false;
 
   std::string print_suffix() const override {
     if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";
@@ -75,5 +78,13 @@ class SavedTensor {
 
 // The backward pass's state while it runs on this thread (for reentrant calls and checks).
 bool in_backward_pass();
+
+// Raises for a tensor that may not be saved for backward (an inference tensor).
+void check_savable(const Tensor& t);
+
+// Anomaly mode (anomaly.cpp): the creation traceback a new node keeps, and a node run by the
+// engine with its errors and NaN gradients reported along with that traceback.
+std::string capture_anomaly_trace();
+std::vector<Tensor> apply_with_anomaly_checks(Node& n, std::vector<Tensor> grads);
 
 }  // namespace ember::autograd

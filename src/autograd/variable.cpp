@@ -16,7 +16,9 @@ std::atomic<int64_t> next_hook_id{0};
 bool GradMode::is_enabled() { return tls_grad_enabled; }
 void GradMode::set_enabled(bool enabled) { tls_grad_enabled = enabled; }
 
-Node::Node() : sequence_nr_(next_sequence_nr++) {}
+Node::Node() : sequence_nr_(next_sequence_nr++) {
+  if (AnomalyMode::is_enabled()) [[unlikely]] anomaly_trace_ = std::make_unique<std::string>(capture_anomaly_trace());
+}
 Node::~Node() = default;
 
 void Node::add_input_hook(uint32_t input_nr, GradHook hook) { input_hooks_.emplace_back(input_nr, std::move(hook)); }
@@ -65,8 +67,12 @@ const Tensor& set_requires_grad(const Tensor& t, bool flag) {
   if (flag) {
     EMBER_CHECK(is_differentiable_dtype(t.dtype()), RuntimeError,
                 "only Tensors of floating point and complex dtype can require gradients (got ", t.dtype(), ")");
+    EMBER_CHECK(!t.is_inference() || InferenceMode::is_enabled(), RuntimeError,
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     materialize_meta(t).requires_grad = true;
-    t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
+    // Inference tensors never take the Autograd key (as in PyTorch): ops on them alone record
+    // nothing, even when they require grad.
+    if (!t.is_inference()) t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
     // A leaf that requires grad roots its own history: views of it refer to it, not to the
     // tensor it may itself view.
     t.impl()->set_view_base(Ref<TensorImpl>());
@@ -184,7 +190,7 @@ Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_of(t);
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
-  if (!m->requires_grad) return {};
+  if (!m->requires_grad || m->inference_view) return {};
   std::lock_guard<std::mutex> lock(m->mutex);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {
@@ -211,7 +217,8 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   } else if (!m.grad.defined()) {
     // The engine's buffer is the only owner of a fresh gradient; anything else is copied so
     // that .grad never aliases a tensor the caller holds.
-    m.grad = g.use_count() == 1 && !requires_grad(g) ? g : clone(detach(g));
+    // An expanded gradient (sum's) is copied too: later accumulation writes into it in place.
+    m.grad = g.use_count() == 1 && !requires_grad(g) && g.is_contiguous() ? g : clone(detach(g));
   } else if (requires_grad(m.grad)) {
     m.grad = add(m.grad, g);
   } else {
@@ -248,6 +255,12 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   Tensor t = detach(data_);
   set_history(t, owner, output_nr_);
   return t;
+}
+
+void check_savable(const Tensor& t) {
+  EMBER_CHECK(!t.is_inference(), RuntimeError,
+              "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+              "tensor and use it in autograd.");
 }
 
 }  // namespace ember::autograd

@@ -1,8 +1,38 @@
 #include "ember/tensor_impl.h"
 
+#include <atomic>
+
+#include "ember/autograd.h"
 #include "ember/error.h"
 
 namespace ember {
+
+// ---------------------------------------------------------------- inference mode
+// Here, next to the constructor that reads it: tensors made while no thread is in inference
+// mode (the usual case) cost one relaxed load of the guard count, not a thread-local lookup.
+namespace tensor_impl_inference {
+thread_local bool tls_enabled = false;
+std::atomic<int> enabled_guards{0};
+}  // namespace tensor_impl_inference
+
+bool InferenceMode::is_enabled() { return tensor_impl_inference::tls_enabled; }
+
+InferenceMode::InferenceMode(bool enabled)
+    : prev_mode_(tensor_impl_inference::tls_enabled), prev_grad_(autograd::GradMode::is_enabled()),
+      prev_excluded_(tls_local_dispatch_keys().excluded) {
+  if (enabled) tensor_impl_inference::enabled_guards.fetch_add(1, std::memory_order_relaxed);
+  tensor_impl_inference::tls_enabled = enabled;
+  autograd::GradMode::set_enabled(!enabled);
+  DispatchKeySet& excluded = tls_local_dispatch_keys().excluded;
+  excluded = enabled ? excluded.add(DispatchKey::Autograd) : excluded.remove(DispatchKey::Autograd);
+}
+
+InferenceMode::~InferenceMode() {
+  if (tensor_impl_inference::tls_enabled) tensor_impl_inference::enabled_guards.fetch_sub(1, std::memory_order_relaxed);
+  tensor_impl_inference::tls_enabled = prev_mode_;
+  autograd::GradMode::set_enabled(prev_grad_);
+  tls_local_dispatch_keys().excluded = prev_excluded_;
+}
 
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
@@ -30,8 +60,17 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       strides_(strides),
       storage_offset_(storage_offset),
       dtype_(dtype),
+      inference_(tensor_impl_inference::enabled_guards.load(std::memory_order_relaxed) != 0 &&
+                 tensor_impl_inference::tls_enabled),
       key_set_(backend_key(storage_->device().type)) {
   refresh();
+}
+
+void TensorImpl::check_inference_inplace() const {
+  EMBER_CHECK(InferenceMode::is_enabled(), RuntimeError,
+              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+              "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+              "details.");
 }
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,

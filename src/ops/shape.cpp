@@ -40,6 +40,7 @@ int64_t checked_add(int64_t a, int64_t b) {
 Tensor strided_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto impl = Ref<TensorImpl>::make(base.storage(), base.dtype(), sizes, strides, offset);
   impl->add_keys(base.key_set());
+  impl->set_inference(base.is_inference());
   impl->set_view_base(base.impl()->view_base() ? Ref<TensorImpl>(base.impl()->view_base()) : base.impl_ref());
   Tensor view(std::move(impl));
   if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);

@@ -22,6 +22,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
                  std::optional<ScalarType> dtype = std::nullopt) {
   auto impl = Ref<TensorImpl>::make(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
   impl->add_keys(base.key_set());
+  impl->set_inference(base.is_inference());  // a view is an inference tensor exactly when its base is
   impl->set_view_base(base.impl()->view_base() ? Ref<TensorImpl>(base.impl()->view_base()) : base.impl_ref());
   Tensor view(std::move(impl));
   if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);

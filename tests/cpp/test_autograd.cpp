@@ -1,6 +1,9 @@
 // The autograd engine and the derivatives of the foundation ops: gradients against central
 // differences in float64 (and complex128), graph bookkeeping, and the errors PyTorch raises.
+#include <cmath>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <thread>
 
 #include "ember/autograd.h"
@@ -325,3 +328,149 @@ TEST(Autograd, SharedLeafAccumulatesFromConcurrentPasses) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember::autograd_anomaly_tests {
+
+// b = x * [inf, 1]; backward of (b * 0) gives 0 * inf = NaN in b's MulBackward0.
+Tensor nan_graph(Tensor& x) {
+  x = zeros({2}, kDouble);
+  ag::set_requires_grad(x);
+  Tensor b = mul(x, tensor<double>({std::numeric_limits<double>::infinity(), 1.0}));
+  return sum(mul(b, 0.0));
+}
+
+TEST(AutogradAnomaly, Flags) {
+  EXPECT_FALSE(ag::AnomalyMode::is_enabled());
+  {
+    ag::DetectAnomalyGuard on(/*check_nan=*/false);
+    EXPECT_TRUE(ag::AnomalyMode::is_enabled());
+    EXPECT_FALSE(ag::AnomalyMode::should_check_nan());
+    {
+      ag::DetectAnomalyGuard inner;
+      EXPECT_TRUE(ag::AnomalyMode::should_check_nan());
+    }
+    EXPECT_FALSE(ag::AnomalyMode::should_check_nan());
+  }
+  EXPECT_FALSE(ag::AnomalyMode::is_enabled());
+  EXPECT_TRUE(ag::AnomalyMode::should_check_nan());
+}
+
+TEST(AutogradAnomaly, NanGradientNamesTheNodeAndWhereItWasMade) {
+  Tensor x;
+  {
+    ag::DetectAnomalyGuard guard;
+    Tensor y = nan_graph(x);
+    try {
+      ag::backward({y});
+      ADD_FAILURE() << "expected an error";
+    } catch (const RuntimeError& e) {
+      // Without the Python layer the report goes into the message, with a native backtrace.
+      const std::string m = e.what();
+      EXPECT_EQ(m.find("Function 'MulBackward0' returned nan values in its 0th output.\nError detected in "
+                       "MulBackward0. Traceback of forward call that caused the error:\n"), 0u) << m;
+      EXPECT_NE(m.find("ember::mul"), std::string::npos) << m;
+    }
+  }
+  // check_nan off, or anomaly mode off: the NaN passes through.
+  for (bool anomaly : {true, false}) {
+    std::optional<ag::DetectAnomalyGuard> guard;
+    if (anomaly) guard.emplace(/*check_nan=*/false);
+    ag::backward({nan_graph(x)});
+    EXPECT_TRUE(std::isnan(as_double(ag::grad(x))[0]));
+  }
+}
+
+TEST(AutogradAnomaly, ErrorsInsideANodeAndNodesMadeBeforeTheMode) {
+  Tensor x;
+  Tensor y = nan_graph(x);  // made outside anomaly mode: no traceback
+  ag::DetectAnomalyGuard guard;
+  testing::expect_error<RuntimeError>([&] { ag::backward({y}); },
+                                      "Error detected in MulBackward0. No forward pass information available. Enable "
+                                      "detect anomaly during forward pass for more information.");
+  Tensor z = leaf({2}, 3);
+  Tensor w = sum(mul(z, z));
+  ag::backward({w});
+  testing::expect_error<RuntimeError>([&] { ag::backward({w}); }, "backward through the graph a second time");
+  testing::expect_error<RuntimeError>([&] { ag::backward({w}); }, "Error detected in MulBackward0. Traceback");
+}
+
+struct NanFn : ag::Function<NanFn> {
+  static Tensor forward(ag::AutogradContext*, const Tensor& x) { return mul(x, 1.0); }
+  static std::vector<Tensor> backward(ag::AutogradContext*, std::vector<Tensor> g) {
+    return {mul(g[0], std::numeric_limits<double>::quiet_NaN())};
+  }
+};
+
+TEST(AutogradAnomaly, CustomFunctionNodes) {
+  ag::DetectAnomalyGuard guard;
+  Tensor x = leaf({2}, 4);
+  testing::expect_error<RuntimeError>([&] { ag::backward({sum(NanFn::apply(x))}); },
+                                      "Function 'CppNode' returned nan values in its 0th output.\nError detected in "
+                                      "CppNode. Traceback");
+}
+
+TEST(InferenceMode, TensorsAndModes) {
+  Tensor normal = leaf({3}, 5);
+  Tensor plain = ones({3});
+  Tensor x, v, nv;
+  {
+    InferenceMode guard;
+    EXPECT_TRUE(InferenceMode::is_enabled());
+    EXPECT_FALSE(ag::GradMode::is_enabled());
+    x = ones({3});
+    EXPECT_TRUE(x.is_inference());
+    Tensor r = mul(normal, 2.0);  // no graph, even with grad mode back on
+    EXPECT_FALSE(ag::requires_grad(r));
+    {
+      ag::EnableGradGuard grad;
+      EXPECT_FALSE(ag::requires_grad(mul(normal, 2.0)));
+    }
+    nv = plain.view({3});  // a view of a normal tensor is normal
+    EXPECT_FALSE(nv.is_inference());
+    plain.add_(1.0);  // in-place on normal and inference tensors is fine inside
+    x.add_(1.0);
+    {
+      InferenceMode off(false);
+      EXPECT_FALSE(InferenceMode::is_enabled());
+      EXPECT_TRUE(ag::GradMode::is_enabled());
+      EXPECT_FALSE(ones({1}).is_inference());
+      EXPECT_TRUE(ag::requires_grad(mul(normal, 2.0)));
+    }
+  }
+  EXPECT_FALSE(InferenceMode::is_enabled());
+  EXPECT_TRUE(ag::GradMode::is_enabled());
+  v = x.slice(0, 1, 3);  // a view of an inference tensor is one, even outside
+  EXPECT_TRUE(v.is_inference());
+  EXPECT_FALSE(mul(x, 2.0).is_inference());
+  const std::string inplace = "Inplace update to inference tensor outside InferenceMode is not allowed.";
+  testing::expect_error<RuntimeError>([&] { x.add_(1.0); }, inplace);
+  testing::expect_error<RuntimeError>([&] { v.mul_(2.0); }, inplace);
+  testing::expect_error<RuntimeError>([&] { ag::set_requires_grad(x); },
+                                      "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+  const std::string save = "Inference tensors cannot be saved for backward.";
+  testing::expect_error<RuntimeError>([&] { mul(normal, x); }, save);
+  ag::backward({sum(add(normal, x))});  // add saves nothing
+  EXPECT_EQ(as_double(ag::grad(normal)), std::vector<double>(3, 1.0));
+  struct Saves : ag::Function<Saves> {
+    static Tensor forward(ag::AutogradContext* ctx, const Tensor& a, const Tensor& k) {
+      ctx->save_for_backward({k});
+      return mul(a, k);
+    }
+    static std::vector<Tensor> backward(ag::AutogradContext*, std::vector<Tensor> g) { return {g[0], Tensor()}; }
+  };
+  testing::expect_error<RuntimeError>([&] { Saves::apply(normal, x); }, save);
+}
+
+TEST(InferenceMode, IsPerThread) {
+  InferenceMode guard;
+  bool other_inference = true, other_enabled = true;
+  std::thread([&] {
+    other_enabled = InferenceMode::is_enabled();
+    other_inference = ones({1}).is_inference();
+  }).join();
+  EXPECT_FALSE(other_enabled);
+  EXPECT_FALSE(other_inference);
+  EXPECT_TRUE(ones({1}).is_inference());
+}
+
+}  // namespace ember::autograd_anomaly_tests

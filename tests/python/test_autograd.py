@@ -248,3 +248,14 @@ def test_gradcheck_and_gradgradcheck():
     with pytest.raises(ember.autograd.GradcheckError, match="Jacobian mismatch"):
         ember.autograd.gradcheck(WrongGrad.apply, (x,))
     assert not ember.autograd.gradcheck(WrongGrad.apply, (x,), raise_exception=False)
+
+
+def test_accumulating_into_an_expanded_first_gradient():
+    # sum's gradient is an expanded tensor; .grad must not keep it, or the next accumulation
+    # (in place) writes into overlapping memory.
+    def run(lib):
+        a = lib.ones(3, requires_grad=True)
+        (a + 1).sum().backward()
+        (a * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        return a.grad.tolist()
+    assert run(ember) == run(torch) == [2.0, 3.0, 4.0]

@@ -6,6 +6,7 @@ PyTorch's Python names: grad modes as context managers and decorators, `backward
 """
 
 import functools
+import warnings
 
 from .. import _C
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
@@ -13,7 +14,8 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from . import functional  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Function",
-           "once_differentiable", "gradcheck", "gradgradcheck"]
+           "once_differentiable", "gradcheck", "gradgradcheck", "inference_mode", "detect_anomaly",
+           "set_detect_anomaly"]
 
 
 def is_grad_enabled():
@@ -77,6 +79,87 @@ class set_grad_enabled(_GradMode):
             with set_grad_enabled(mode):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+class inference_mode:
+    """Inference mode for a block (also a function decorator): like no_grad, and the tensors made
+    are inference tensors, which skip autograd's bookkeeping. mode=False turns it off inside."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._guard = _C._InferenceMode(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        del self._guard
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(self.mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled():
+    """Whether inference mode is on for this thread."""
+    return _C._is_inference_mode_enabled()
+
+
+class detect_anomaly:
+    """Anomaly detection for a block (also a function decorator): backward errors, and with
+    check_nan gradients holding NaN, are reported with the traceback of the forward call that
+    made the failing node."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+        self.prev = _C._is_anomaly_enabled()
+        self.prev_check_nan = _C._is_anomaly_check_nan_enabled()
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.", stacklevel=2)
+
+    def __enter__(self):
+        _C._set_anomaly_enabled(True, self.check_nan)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_anomaly_enabled(self.prev, self.prev_check_nan)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(self.check_nan):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Turns anomaly detection on or off at once; used as a context manager, restores the previous
+    setting on exit."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = _C._is_anomaly_enabled()
+        self.prev_check_nan = _C._is_anomaly_check_nan_enabled()
+        _C._set_anomaly_enabled(bool(mode), bool(check_nan))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_anomaly_enabled(self.prev, self.prev_check_nan)
+        return False
+
+
+def is_anomaly_enabled():
+    return _C._is_anomaly_enabled()
+
+
+def is_anomaly_check_nan_enabled():
+    return _C._is_anomaly_check_nan_enabled()
 
 
 def _as_list(x):
