@@ -39,6 +39,9 @@ struct GraphTask {
   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
   bool capture_only = false;
   std::vector<Tensor> results;
+  // Leaves' gradients (after their hooks), written into .grad once the whole pass succeeded:
+  // a pass that raises midway leaves every .grad as it was.
+  std::vector<std::pair<std::shared_ptr<AccumulateGrad>, Tensor>> pending;
 
   void add_grad(Node* fn, uint32_t nr, const Tensor& g) {
     auto& buf = buffers[fn];
@@ -113,7 +116,12 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
     bool any = false;
     for (const Tensor& g : inputs) any = any || g.defined();
     if (any && feeds_wanted) {
-      outputs = n->apply(std::move(inputs));
+      if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
+        Tensor g = acc->run_hooks(std::move(inputs[0]));
+        if (g.defined()) task.pending.emplace_back(std::static_pointer_cast<AccumulateGrad>(acc->shared_from_this()), std::move(g));
+      } else {
+        outputs = n->apply(std::move(inputs));
+      }
       if (!task.keep_graph) n->release_saved();
     }
     const auto& edges = n->next_edges();
@@ -124,6 +132,7 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
       if (--task.deps[c] == 0 && queued.insert(c).second) ready.push(c);
     }
   }
+  for (auto& [acc, g] : task.pending) acc->accumulate(std::move(g));
 }
 
 // The roots' edges and gradients (ones for scalars when none are given).

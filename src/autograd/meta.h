@@ -23,6 +23,9 @@ struct AutogradMeta : AutogradMetaBase {
   std::vector<GradHook> leaf_hooks;  // hooks of a leaf, run before accumulation
   std::map<int64_t, std::shared_ptr<bool>> hook_alive;
   std::mutex mutex;  // guards grad against concurrent backward passes
+  // A view's: the version of its storage when its history was set. An in-place write on the
+  // base or on another view changes the version, and the history is then regenerated.
+  uint32_t view_version = 0;
 
   std::string print_suffix() const override {
     if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";
@@ -44,7 +47,11 @@ class AccumulateGrad : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
   std::string name() const override { return "AccumulateGrad"; }
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override;  // accumulate(run_hooks(g))
+  // The leaf's hooks applied to g (the engine runs them in graph order and defers accumulate
+  // to the end of the pass).
+  Tensor run_hooks(Tensor g) const;
+  void accumulate(Tensor g);
   const Tensor& variable() const { return leaf_; }
 
  private:

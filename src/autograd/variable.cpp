@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include "autograd/meta.h"
+#include "autograd/view.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 
@@ -45,6 +46,7 @@ void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) 
   m.grad_fn = std::move(fn);
   m.output_nr = output_nr;
   m.requires_grad = false;
+  if (t.impl()->view_base()) m.view_version = t.version();
   t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
 }
 
@@ -82,8 +84,18 @@ bool is_leaf(const Tensor& t) {
   return !m || !m->grad_fn;
 }
 
+namespace variable_detail {
+// A view with a history whose storage was written since that history was set gets it
+// regenerated from its base's current history (as PyTorch does when grad_fn is read).
+AutogradMeta* fresh_meta(const Tensor& t) {
+  AutogradMeta* m = meta_of(t);
+  if (m && m->grad_fn && t.impl()->view_base() && m->view_version != t.version()) regenerate_view_history(t);
+  return m;
+}
+}  // namespace variable_detail
+
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
-  const AutogradMeta* m = meta_of(t);
+  const AutogradMeta* m = variable_detail::fresh_meta(t);
   return m ? m->grad_fn : nullptr;
 }
 
@@ -181,7 +193,7 @@ void remove_hook(const Tensor& t, int64_t handle) {
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* m = meta_of(t);
+  AutogradMeta* m = variable_detail::fresh_meta(t);
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
@@ -198,13 +210,22 @@ Edge gradient_edge(const Tensor& t) {
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {}
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
-  Tensor g = std::move(grads[0]);
-  if (!g.defined()) return {};
-  AutogradMeta& m = materialize_meta(leaf_);
-  for (const GradHook& h : m.leaf_hooks) {
+  accumulate(run_hooks(std::move(grads[0])));
+  return {};
+}
+
+Tensor AccumulateGrad::run_hooks(Tensor g) const {
+  if (!g.defined()) return g;
+  for (const GradHook& h : materialize_meta(leaf_).leaf_hooks) {
     Tensor r = h(g);
     if (r.defined()) g = std::move(r);
   }
+  return g;
+}
+
+void AccumulateGrad::accumulate(Tensor g) {
+  if (!g.defined()) return;
+  AutogradMeta& m = materialize_meta(leaf_);
   std::lock_guard<std::mutex> lock(m.mutex);
   if (GradMode::is_enabled()) {  // create_graph: keep the gradient's own graph
     m.grad = m.grad.defined() ? add(m.grad, g) : g;
@@ -217,7 +238,6 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   } else {
     m.grad.add_(g);
   }
-  return {};
 }
 
 // ---------------------------------------------------------------- saved tensors
