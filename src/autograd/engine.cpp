@@ -41,7 +41,7 @@ struct GraphTask {
   std::vector<Tensor> results;
   // Leaves' gradients (after their hooks), written into .grad once the whole pass succeeded:
   // a pass that raises midway leaves every .grad as it was.
-  std::vector<std::pair<std::shared_ptr<AccumulateGrad>, Tensor>> pending;
+  PendingGrads pending;
 
   void add_grad(Node* fn, uint32_t nr, const Tensor& g) {
     auto& buf = buffers[fn];
@@ -100,6 +100,10 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
   AutoGradMode mode(task.create_graph);
   ++tls_backward_depth;
   struct DepthGuard { ~DepthGuard() { --tls_backward_depth; } } depth_guard;
+  struct PendingGuard {
+    PendingGrads* outer;
+    ~PendingGuard() { swap_pending_grads(outer); }
+  } pending_guard{swap_pending_grads(&task.pending)};
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
@@ -116,12 +120,7 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
     bool any = false;
     for (const Tensor& g : inputs) any = any || g.defined();
     if (any && feeds_wanted) {
-      if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
-        Tensor g = acc->run_hooks(std::move(inputs[0]));
-        if (g.defined()) task.pending.emplace_back(std::static_pointer_cast<AccumulateGrad>(acc->shared_from_this()), std::move(g));
-      } else {
-        outputs = n->apply(std::move(inputs));
-      }
+      outputs = n->apply(std::move(inputs));
       if (!task.keep_graph) n->release_saved();
     }
     const auto& edges = n->next_edges();
@@ -132,6 +131,7 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
       if (--task.deps[c] == 0 && queued.insert(c).second) ready.push(c);
     }
   }
+  swap_pending_grads(pending_guard.outer);  // the guard restores it again: harmless
   for (auto& [acc, g] : task.pending) acc->accumulate(std::move(g));
 }
 

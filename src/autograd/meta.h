@@ -47,16 +47,20 @@ class AccumulateGrad : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
   std::string name() const override { return "AccumulateGrad"; }
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override;  // accumulate(run_hooks(g))
-  // The leaf's hooks applied to g (the engine runs them in graph order and defers accumulate
-  // to the end of the pass).
-  Tensor run_hooks(Tensor g) const;
-  void accumulate(Tensor g);
+  // Runs the leaf's hooks on the gradient, then accumulates it, or, during a backward pass on
+  // this thread, leaves it to the pass to accumulate once it has succeeded.
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  void accumulate(Tensor g);  // into .grad
   const Tensor& variable() const { return leaf_; }
 
  private:
   Tensor leaf_;
 };
+
+// The gradients a backward pass accumulates into leaves when it ends without error; the
+// pass running on this thread sets its own (returns the previous one; null: none).
+using PendingGrads = std::vector<std::pair<std::shared_ptr<AccumulateGrad>, Tensor>>;
+PendingGrads* swap_pending_grads(PendingGrads* pending);
 
 // A tensor saved for backward: remembers the version it had, so that a later in-place
 // change is caught; a saved output does not own its grad_fn (that would be a cycle) and

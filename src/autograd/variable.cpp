@@ -1,5 +1,6 @@
 // Grad mode, graph nodes and the autograd state of tensors.
 #include <atomic>
+#include <utility>
 
 #include "autograd/meta.h"
 #include "autograd/view.h"
@@ -209,18 +210,26 @@ Edge gradient_edge(const Tensor& t) {
 // ---------------------------------------------------------------- AccumulateGrad
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {}
 
-std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
-  accumulate(run_hooks(std::move(grads[0])));
-  return {};
+namespace variable_detail {
+thread_local PendingGrads* tls_pending = nullptr;
+}  // namespace variable_detail
+
+PendingGrads* swap_pending_grads(PendingGrads* pending) {
+  return std::exchange(variable_detail::tls_pending, pending);
 }
 
-Tensor AccumulateGrad::run_hooks(Tensor g) const {
-  if (!g.defined()) return g;
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
   for (const GradHook& h : materialize_meta(leaf_).leaf_hooks) {
     Tensor r = h(g);
     if (r.defined()) g = std::move(r);
   }
-  return g;
+  if (PendingGrads* p = variable_detail::tls_pending)
+    p->emplace_back(std::static_pointer_cast<AccumulateGrad>(shared_from_this()), std::move(g));
+  else
+    accumulate(std::move(g));
+  return {};
 }
 
 void AccumulateGrad::accumulate(Tensor g) {
