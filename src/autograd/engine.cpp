@@ -39,6 +39,9 @@ struct GraphTask {
   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
   bool capture_only = false;
   std::vector<Tensor> results;
+  // Leaves' gradients (after their hooks), written into .grad once the whole pass succeeded:
+  // a pass that raises midway leaves every .grad as it was.
+  PendingGrads pending;
 
   void add_grad(Node* fn, uint32_t nr, const Tensor& g) {
     auto& buf = buffers[fn];
@@ -97,6 +100,10 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
   AutoGradMode mode(task.create_graph);
   ++tls_backward_depth;
   struct DepthGuard { ~DepthGuard() { --tls_backward_depth; } } depth_guard;
+  struct PendingGuard {
+    PendingGrads* outer;
+    ~PendingGuard() { swap_pending_grads(outer); }
+  } pending_guard{swap_pending_grads(&task.pending)};
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
@@ -125,6 +132,8 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
       if (--task.deps[c] == 0 && queued.insert(c).second) ready.push(c);
     }
   }
+  swap_pending_grads(pending_guard.outer);  // the guard restores it again: harmless
+  for (auto& [acc, g] : task.pending) acc->accumulate(std::move(g));
 }
 
 // The roots' edges and gradients (ones for scalars when none are given).

@@ -349,7 +349,9 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
       const Tensor& t = stack[a].tensor();
       check_inference_save(s, s.first_slot[a], t);
       const bool overwritten = std::find(written.begin(), written.end(), a) != written.end();
-      s.saved[a] = SavedTensor(overwritten ? clone(detach(t)) : t, false, nullptr);
+      // The copy of an overwritten argument keeps its history (a CloneBackward), so that the
+      // formulas that read it differentiate again through it.
+      s.saved[a] = SavedTensor(overwritten ? clone(t) : t, false, nullptr);
     }
   }
 
@@ -430,17 +432,25 @@ struct ViewGeometry {
   ScalarType dtype;
 };
 
+// Storage positions [0, hi - lo] of the elements of a geometry, flat: where the elements of a
+// gradient go in (index_add, index_copy) and come out of (index_select) a buffer laid out
+// like the storage. Written with ops, a backward built on them differentiates again.
+Tensor storage_positions(int64_t lo, int64_t hi, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return arange(hi - lo + 1, kInt64).as_strided(sizes, strides, offset - lo).reshape({-1});
+}
+
 // The gradient of a strided view with respect to its base: the view's gradient written
 // into zeros laid out like the base's storage (stride-0 dims of the view summed first).
-// Overlapping geometries go through storage positions instead: the view's elements that
-// share a location add up there, and base elements that share one split its gradient
-// evenly (as PyTorch's as_strided backward does), so that the base's own backward sums it
-// back.
+// Overlapping geometries, and gradients that must differentiate again (create_graph), go
+// through storage positions instead: the view's elements that share a location add up
+// there, and base elements that share one split its gradient evenly (as PyTorch's
+// as_strided backward does), so that the base's own backward sums it back.
 class ViewBackward : public Node {
  public:
-  ViewBackward(const Tensor& base, const Tensor& view)
-      : geo_(base, view) {}
-  std::string name() const override { return "ViewBackward0"; }
+  // as_strided: a view's history regenerated after its storage was written in place.
+  ViewBackward(const Tensor& base, const Tensor& view, bool as_strided = false)
+      : geo_(base, view), as_strided_(as_strided) {}
+  std::string name() const override { return as_strided_ ? "AsStridedBackward0" : "ViewBackward0"; }
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     Tensor g = grads[0];
@@ -450,8 +460,6 @@ class ViewBackward : public Node {
                               IntArrayRef(v.strides) == IntArrayRef(contiguous_strides(v.sizes)) &&
                               v.offset == v.base_offset;
     if (reshape_only) return {g.reshape(geo_.base_sizes)};
-    EMBER_CHECK(!(GradMode::is_enabled() && requires_grad(g)), NotImplementedError,
-                "double backward through a strided view (permute, select, slice, expand, ...) is not implemented yet");
     DimVector vs(geo_.sizes);
     for (size_t i = 0; i < vs.size(); ++i) {
       if (geo_.strides[i] == 0 && vs[i] > 1) {
@@ -460,13 +468,14 @@ class ViewBackward : public Node {
       }
     }
     const auto [lo, hi] = geo_.span(vs);
-    if (may_overlap(vs, geo_.strides) || may_overlap(geo_.base_sizes, geo_.base_strides)) {
-      const Tensor pos = arange(hi - lo + 1, kInt64);
-      const Tensor vpos = pos.as_strided(vs, geo_.strides, geo_.offset - lo).reshape({-1});
-      const Tensor bpos = pos.as_strided(geo_.base_sizes, geo_.base_strides, geo_.base_offset - lo).reshape({-1});
-      const Tensor at = index_add(zeros({hi - lo + 1}, geo_.dtype), 0, vpos, g.reshape({-1}));
+    const bool base_overlaps = may_overlap(geo_.base_sizes, geo_.base_strides);
+    if (base_overlaps || may_overlap(vs, geo_.strides) || (GradMode::is_enabled() && requires_grad(g))) {
+      const Tensor vpos = storage_positions(lo, hi, vs, geo_.strides, geo_.offset);
+      const Tensor bpos = storage_positions(lo, hi, geo_.base_sizes, geo_.base_strides, geo_.base_offset);
+      const Tensor at = index_select(index_add(zeros({hi - lo + 1}, geo_.dtype), 0, vpos, g.reshape({-1})), 0, bpos);
+      if (!base_overlaps) return {at.reshape(geo_.base_sizes)};
       const Tensor count = index_add(zeros({hi - lo + 1}, geo_.dtype), 0, bpos, ones({bpos.numel()}, geo_.dtype));
-      return {div(index_select(at, 0, bpos), index_select(count, 0, bpos)).reshape(geo_.base_sizes)};
+      return {div(at, index_select(count, 0, bpos)).reshape(geo_.base_sizes)};
     }
     Tensor buf = zeros({hi - lo + 1}, geo_.dtype);
     Tensor dst = buf.as_strided(vs, geo_.strides, geo_.offset - lo);
@@ -476,6 +485,7 @@ class ViewBackward : public Node {
 
  private:
   ViewGeometry geo_;
+  bool as_strided_;
 };
 
 // Views between complex and real numbers: real, imag, view_as_real, view_as_complex.
@@ -537,6 +547,7 @@ class CopySlices : public Node {
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     const auto [lo, hi] = geo_.span(geo_.sizes);
+    if (GradMode::is_enabled()) return apply_with_ops(grads[0], lo, hi);
     Tensor buf = zeros({hi - lo + 1}, grads[0].dtype());
     buf.as_strided(geo_.base_sizes, geo_.base_strides, geo_.base_offset - lo).copy_(grads[0]);
     Tensor slice = buf.as_strided(geo_.sizes, geo_.strides, geo_.offset - lo);
@@ -549,9 +560,28 @@ class CopySlices : public Node {
       if (i != slot_) out.push_back(fn_grads[i]);
     return out;
   }
-  void release_saved() override { fn_->release_saved(); }
+  // fn_'s saved tensors go with this node, unless a gradient graph (create_graph) also holds
+  // fn_ as the grad_fn of a saved result it unpacked: the engine releases it when it runs it.
+  void release_saved() override {
+    if (fn_.use_count() == 1) fn_->release_saved();
+  }
 
  private:
+  // apply's steps through storage positions, for a gradient that differentiates again.
+  std::vector<Tensor> apply_with_ops(const Tensor& g, int64_t lo, int64_t hi) {
+    const Tensor bpos = storage_positions(lo, hi, geo_.base_sizes, geo_.base_strides, geo_.base_offset);
+    const Tensor vpos = storage_positions(lo, hi, geo_.sizes, geo_.strides, geo_.offset);
+    Tensor buf = index_copy(zeros({hi - lo + 1}, g.dtype()), 0, bpos, g.reshape({-1}));
+    std::vector<Tensor> fn_grads = fn_->apply({index_select(buf, 0, vpos).reshape(geo_.sizes)});
+    fn_grads.resize(fn_->next_edges().size());
+    const Tensor in_slice = fn_grads[slot_].defined() ? fn_grads[slot_].to(g.dtype()) : zeros(geo_.sizes, g.dtype());
+    buf = index_copy(buf, 0, vpos, in_slice.reshape({-1}));
+    std::vector<Tensor> out{index_select(buf, 0, bpos).reshape(geo_.base_sizes)};
+    for (size_t i = 0; i < fn_grads.size(); ++i)
+      if (i != slot_) out.push_back(fn_grads[i]);
+    return out;
+  }
+
   ViewGeometry geo_;
   std::shared_ptr<Node> fn_;
   size_t slot_;
@@ -565,7 +595,7 @@ void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_
   for (size_t i = 0; i < fn->next_edges().size(); ++i)
     if (i != slot) cs->add_next_edge(fn->next_edges()[i]);
   set_history(base, cs, 0);
-  auto view_node = std::make_shared<ViewBackward>(base, w);
+  auto view_node = std::make_shared<ViewBackward>(base, w, /*as_strided=*/true);
   view_node->add_next_edge({cs, 0});
   set_history(w, view_node, 0);
 }
@@ -585,6 +615,19 @@ void record_view(const Tensor& base, const Tensor& view) {
   }
   std::shared_ptr<Node> node;
   if (view.dtype() == base.dtype()) node = std::make_shared<ViewBackward>(base, view);
+  else node = std::make_shared<ComplexViewBackward>(classify(base, view), base.dtype());
+  node->add_next_edge(gradient_edge(base));
+  set_history(view, std::move(node), 0);
+}
+
+void regenerate_view_history(const Tensor& view) {
+  const Tensor base{Ref<TensorImpl>(view.impl()->view_base())};
+  if (!requires_grad(base)) {  // nothing to replay on: the view keeps its history
+    materialize_meta(view).view_version = view.version();
+    return;
+  }
+  std::shared_ptr<Node> node;
+  if (view.dtype() == base.dtype()) node = std::make_shared<ViewBackward>(base, view, /*as_strided=*/true);
   else node = std::make_shared<ComplexViewBackward>(classify(base, view), base.dtype());
   node->add_next_edge(gradient_edge(base));
   set_history(view, std::move(node), 0);

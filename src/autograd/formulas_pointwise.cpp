@@ -3,12 +3,14 @@
 // ops so that they differentiate again. Complex inputs get the conjugate Wirtinger gradient:
 // a holomorphic f contributes g * conj(f'(x)).
 #include <cmath>
+#include <limits>
 #include <complex>
 #include <numbers>
 
 #include "autograd/formula_util.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
+#include "ember/ops/special.h"
 
 // A named namespace: library sources are compiled in unity batches.
 namespace ember::autograd::pointwise_formulas {
@@ -202,6 +204,16 @@ EMBER_REGISTER(autograd_formulas_pointwise) {
   from_result("erfinv", [](const Tensor& y) { return exp(y * y) * (std::sqrt(kPi) / 2); });
   from_input("lgamma", [](const Tensor& x) { return digamma(x); });
   from_input("digamma", [](const Tensor& x) { return polygamma(1, x); });
+  from_input("i0", [](const Tensor& x) { return special_i1(x); });
+  // i1'(x) = i0(x) - i1(x) / x, whose limit at 0 is 1/2; x is replaced near 0 so that no
+  // NaN reaches the gradient (of this or of a second derivative) through the unused branch.
+  define("special_i1", {0}, true, [](const BackwardContext& c, const Grads& g) {
+    const Tensor& x = c.tensor(0);
+    const double eps = x.dtype() == kFloat ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    const Tensor big = gt(abs(x), eps);
+    const Tensor safe = where(big, x, full_like(x, eps));
+    return Grads{g[0] * where(big, i0(safe) - c.result() / safe, full_like(x, 0.5))};
+  });
   define("polygamma", {1}, false, [](const BackwardContext& c, const Grads& g) {
     return Grads{g[0] * polygamma(c.int_arg(0) + 1, c.tensor(1))};
   });

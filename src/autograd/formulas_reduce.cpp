@@ -204,9 +204,18 @@ Grads quantile_grad(const BackwardContext& c, const Tensor& g, const Tensor& q, 
   const Tensor qv = q.defined() ? q.reshape({-1}).to(x.dtype()) : full({1}, c.scalar(1), x.dtype());
   const int64_t n = xr.size(-1);
   const Tensor m = ignore_nan ? sum(logical_not(isnan(xr)).to(x.dtype()), {-1}, true) : full({1}, Scalar(n), x.dtype());
-  Tensor rank = clamp_min(qv * (m - 1), 0);
-  // quantile of a row with NaN is its last sorted element (a NaN), which takes the gradient.
-  if (!ignore_nan) rank = where(gt(sum(isnan(xr).to(x.dtype()), {-1}, true), 0), full_like(rank, Scalar(n - 1)), rank);
+  Tensor rank = qv * (m - 1);
+  // Ranks PyTorch overwrites (masked_fill) pass q no gradient: a negative one (an all-NaN row
+  // of nanquantile) becomes 0; in a row with NaN, quantile takes the last sorted element (a
+  // NaN), which takes self's gradient.
+  Tensor fixed_rank;
+  if (ignore_nan) {
+    fixed_rank = lt(rank, 0);
+    rank = clamp_min(rank, 0);
+  } else {
+    fixed_rank = gt(sum(isnan(xr).to(x.dtype()), {-1}, true), 0);
+    rank = where(fixed_rank, full_like(rank, Scalar(n - 1)), rank);
+  }
   Tensor lo = floor(rank), hi = ceil(rank), w_hi = rank - lo;
   if (interp == "lower") w_hi = zeros_like(w_hi);
   else if (interp == "higher") w_hi = ones_like(w_hi);
@@ -228,7 +237,7 @@ Grads quantile_grad(const BackwardContext& c, const Tensor& g, const Tensor& q, 
       gqv = zeros_like(q);
     } else {
       const Tensor spread = (gather(sorted, -1, hi_i) - gather(sorted, -1, lo_i)) * (m - 1);
-      Tensor t = gq * spread;
+      Tensor t = where(fixed_rank, zeros_like(spread), gq * spread);
       std::vector<int64_t> rows;
       for (int64_t k = 0; k + 1 < t.dim(); ++k) rows.push_back(k);
       gqv = (rows.empty() ? t : sum(t, rows)).reshape(q.sizes());

@@ -26,6 +26,9 @@ struct AutogradMeta : AutogradMetaBase {
   // A view of a tensor that requires grad, made in inference mode: it requires grad but
   // leads nowhere, and may not be written in place while grad mode is on (PyTorch's rule).
   bool inference_view = false;
+  // A view's: the version of its storage when its history was set. An in-place write on the
+  // base or on another view changes the version, and the history is then regenerated.
+  uint32_t view_version = 0;
 
   std::string print_suffix() const override {
     if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";
@@ -47,12 +50,20 @@ class AccumulateGrad : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
   std::string name() const override { return "AccumulateGrad"; }
+  // Runs the leaf's hooks on the gradient, then accumulates it, or, during a backward pass on
+  // this thread, leaves it to the pass to accumulate once it has succeeded.
   std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  void accumulate(Tensor g);  // into .grad
   const Tensor& variable() const { return leaf_; }
 
  private:
   Tensor leaf_;
 };
+
+// The gradients a backward pass accumulates into leaves when it ends without error; the
+// pass running on this thread sets its own (returns the previous one; null: none).
+using PendingGrads = std::vector<std::pair<std::shared_ptr<AccumulateGrad>, Tensor>>;
+PendingGrads* swap_pending_grads(PendingGrads* pending);
 
 // A tensor saved for backward: remembers the version it had, so that a later in-place
 // change is caught; a saved output does not own its grad_fn (that would be a cycle) and

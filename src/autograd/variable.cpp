@@ -1,7 +1,9 @@
 // Grad mode, graph nodes and the autograd state of tensors.
 #include <atomic>
+#include <utility>
 
 #include "autograd/meta.h"
+#include "autograd/view.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 
@@ -47,6 +49,7 @@ void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) 
   m.grad_fn = std::move(fn);
   m.output_nr = output_nr;
   m.requires_grad = false;
+  if (t.impl()->view_base()) m.view_version = t.version();
   t.impl()->add_keys(DispatchKeySet(DispatchKey::Autograd));
 }
 
@@ -88,8 +91,18 @@ bool is_leaf(const Tensor& t) {
   return !m || !m->grad_fn;
 }
 
+namespace variable_detail {
+// A view with a history whose storage was written since that history was set gets it
+// regenerated from its base's current history (as PyTorch does when grad_fn is read).
+AutogradMeta* fresh_meta(const Tensor& t) {
+  AutogradMeta* m = meta_of(t);
+  if (m && m->grad_fn && t.impl()->view_base() && m->view_version != t.version()) regenerate_view_history(t);
+  return m;
+}
+}  // namespace variable_detail
+
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
-  const AutogradMeta* m = meta_of(t);
+  const AutogradMeta* m = variable_detail::fresh_meta(t);
   return m ? m->grad_fn : nullptr;
 }
 
@@ -187,7 +200,7 @@ void remove_hook(const Tensor& t, int64_t handle) {
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* m = meta_of(t);
+  AutogradMeta* m = variable_detail::fresh_meta(t);
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad || m->inference_view) return {};
@@ -203,14 +216,31 @@ Edge gradient_edge(const Tensor& t) {
 // ---------------------------------------------------------------- AccumulateGrad
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {}
 
+namespace variable_detail {
+thread_local PendingGrads* tls_pending = nullptr;
+}  // namespace variable_detail
+
+PendingGrads* swap_pending_grads(PendingGrads* pending) {
+  return std::exchange(variable_detail::tls_pending, pending);
+}
+
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
-  AutogradMeta& m = materialize_meta(leaf_);
-  for (const GradHook& h : m.leaf_hooks) {
+  for (const GradHook& h : materialize_meta(leaf_).leaf_hooks) {
     Tensor r = h(g);
     if (r.defined()) g = std::move(r);
   }
+  if (PendingGrads* p = variable_detail::tls_pending)
+    p->emplace_back(std::static_pointer_cast<AccumulateGrad>(shared_from_this()), std::move(g));
+  else
+    accumulate(std::move(g));
+  return {};
+}
+
+void AccumulateGrad::accumulate(Tensor g) {
+  if (!g.defined()) return;
+  AutogradMeta& m = materialize_meta(leaf_);
   std::lock_guard<std::mutex> lock(m.mutex);
   if (GradMode::is_enabled()) {  // create_graph: keep the gradient's own graph
     m.grad = m.grad.defined() ? add(m.grad, g) : g;
@@ -224,7 +254,6 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   } else {
     m.grad.add_(g);
   }
-  return {};
 }
 
 // ---------------------------------------------------------------- saved tensors

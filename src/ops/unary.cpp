@@ -8,6 +8,7 @@
 #include "ops/unary.h"
 
 #include "ember/ops/pointwise.h"
+#include "ember/ops/special.h"
 
 namespace ember {
 
@@ -113,6 +114,9 @@ constexpr Entry kOps[] = {
     {{"lgamma", UnaryOp::Lgamma, Result::Float, kRealNoHalf}, kBoth},
     {{"digamma", UnaryOp::Digamma, Result::Float, kRealNoHalf}, kBoth},
     {{"i0", UnaryOp::I0, Result::Float, kRealNoHalf}, kBoth},
+    // torch.special.i1: float and double kernels only (ints and bool compute in float).
+    {{"special_i1", UnaryOp::I1, Result::Float, kBoolBit | kInts | bit(ScalarType::Float) | bit(ScalarType::Double)},
+     kOut},
     {{"angle", UnaryOp::Angle, Result::FloatReal, kAll}, kOut},
     {{"ceil", UnaryOp::Ceil, Result::Keep, kInts | kFloatsNoHalf}, kBoth},
     {{"floor", UnaryOp::Floor, Result::Keep, kInts | kFloatsNoHalf}, kBoth},
@@ -163,7 +167,9 @@ template <int I>
 void define_entry() {
   const Entry& e = kOps[I];
   const std::string n = e.def.name;
-  const uint32_t pw = static_cast<uint32_t>(Tag::Pointwise);
+  // torch.special functions are no Tensor methods.
+  const uint32_t pw = static_cast<uint32_t>(Tag::Pointwise) |
+                      (n.rfind("special_", 0) == 0 ? static_cast<uint32_t>(Tag::FunctionOnly) : 0);
   define_op<UnarySig>(n + "(Tensor self) -> Tensor", pw);
   register_cpu_meta<UnarySig, &unary_k<I>>(n);
   if (e.forms & kInplace) {
@@ -265,6 +271,14 @@ EMBER_POINTWISE_UNARY_OPS(EMBER_UNARY_FREE)
 Tensor angle(const Tensor& self) {
   static const TypedOp<UnarySig> op("angle");
   return op.call(self);
+}
+Tensor special_i1(const Tensor& self) {
+  static const TypedOp<UnarySig> op("special_i1");
+  return op.call(self);
+}
+Tensor& special_i1_out(Tensor& out, const Tensor& self) {
+  static const TypedOp<UnaryOutSig> op("special_i1.out");
+  return op.call(self, out);
 }
 Tensor& angle_out(Tensor& out, const Tensor& self) {
   static const TypedOp<UnaryOutSig> op("angle.out");

@@ -124,6 +124,27 @@ for _name, (_lo, _hi), _cplx in (("log2", (0.1, 10), COMPLEX), ("erf", (-3, 3), 
                                             "can't be cast")]))
     ROWS.append(OpInfo(f"{_name}_out", _out(_name), REAL_NO_HALF + _cplx, _unary(_lo, _hi)))
 
+
+
+def _special_i1_out(lib, a):
+    o = lib.empty((0,), dtype=lib.special.i1(a).dtype)
+    assert lib.special.i1(a, out=o) is o
+    return o
+
+
+# torch.special.i1: float and double kernels (ints and bool compute as float); the power
+# series up to |x| = 30, the asymptotic series beyond.
+I1_DTYPES = ("bool",) + INTEGRAL + ("float32", "float64")
+ROWS += [
+    OpInfo("special_i1", lambda lib, a: lib.special.i1(a), I1_DTYPES,
+           lambda d: _unary(-5, 5)(d) + ([Sample([T((40,), -80, 80)]), Sample([T((5,), 0, 0)])]
+                                         if d == "float64" else []),
+           lambda: [ErrorSample([T((2, 3), dtype=dt)], {}, RuntimeError, "not implemented")
+                    for dt in ("float16", "bfloat16", "complex64")],
+           tol={"float32": (2e-6, 1e-5), "float64": (1e-12, 1e-12)}),
+    OpInfo("special_i1_out", _special_i1_out, I1_DTYPES, _unary(-5, 5)),
+]
+
 ROWS += [
     OpInfo("polygamma", lambda lib, a, n=1: lib.polygamma(n, a), REAL_NO_HALF,
            lambda d: [Sample([T((7,), 0.5, 5)], {"n": n}) for n in (0, 1, 2, 3)]

@@ -18,12 +18,8 @@ GRAD_DTYPES = ("float64", "complex128")
 
 
 # Known gaps, each expected to fail until it is closed (strict: a fix makes the test fail
-# until the row is taken off this list):
-# - quantile_nan: its samples write NaN into a clone through views; the other rows doing so
-#   match PyTorch since views rebase their base's history (CopySlices), this one still
-#   differs, not yet understood;
-# - i0's derivative is i1, which Ember lacks.
-_KNOWN_GAPS = {("quantile_nan", "float64"), ("i0", "float64")}
+# until the row is taken off this list).
+_KNOWN_GAPS = set()
 
 
 def _cases():

@@ -15,7 +15,7 @@ namespace ember::cpu {
   X(Neg) X(Abs) X(Exp) X(Log) X(Sqrt) X(Sin) X(Cos) X(Tanh) X(Sigmoid) X(Relu) X(Sign) X(Sgn)      \
   X(Reciprocal) X(Rsqrt) X(Square) X(Exp2) X(Expm1) X(Log2) X(Log10) X(Log1p) X(Tan) X(Asin)      \
   X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh) X(Acosh) X(Atanh) X(Logit) X(Erf) X(Erfc) X(Erfinv)    \
-  X(Lgamma) X(Digamma) X(Polygamma) X(I0) X(Sinc) X(Ceil) X(Floor) X(Round) X(Trunc) X(Frac)      \
+  X(Lgamma) X(Digamma) X(Polygamma) X(I0) X(I1) X(Sinc) X(Ceil) X(Floor) X(Round) X(Trunc) X(Frac)      \
   X(NanToNum) X(Clamp) X(ConjPhysical) X(Angle) X(Gelu) X(GeluTanh) X(Silu) X(Mish)   \
   X(Softplus) X(Softsign) X(Hardsigmoid) X(Hardswish) X(Elu) X(LeakyRelu) X(BitwiseNot)          \
   X(IsNan) X(IsInf) X(IsPosInf) X(IsNegInf) X(IsFinite) X(SignBit) X(LogicalNot)

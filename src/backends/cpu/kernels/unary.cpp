@@ -198,6 +198,7 @@ void unary_kernel(const ElementwiseIter& it, UnaryOp op, const UnaryParams& p) {
     case UnaryOp::Softplus: case UnaryOp::Elu:
       return unary_math(it, op, p);
     case UnaryOp::Erfinv: case UnaryOp::Digamma: case UnaryOp::Polygamma: case UnaryOp::I0:
+    case UnaryOp::I1:
       return unary_special(it, op, p);
     default:
       return unary_misc(it, op, p);
