@@ -329,7 +329,9 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
       if (a >= nargs || !stack[a].is_tensor()) continue;
       const Tensor& t = stack[a].tensor();
       const bool overwritten = std::find(written.begin(), written.end(), a) != written.end();
-      s.saved[a] = SavedTensor(overwritten ? clone(detach(t)) : t, false, nullptr);
+      // The copy of an input the op overwrites keeps the input's history (clone records),
+      // so that double backward differentiates through the saved value.
+      s.saved[a] = SavedTensor(overwritten ? clone(t) : t, false, nullptr);
     }
   }
 
