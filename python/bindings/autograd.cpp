@@ -8,6 +8,7 @@
 #include "common.h"
 #include "ember/autograd.h"
 #include "ember/autograd_functional.h"
+#include "ember/gradcheck.h"
 
 namespace ember::py {
 
@@ -168,6 +169,29 @@ void init_autograd(PyObject* mod) {
                                   bool vectorize, const std::string& strategy) {
     return to_py(agf::hessian(py_function(std::move(fn)), tensor_or_tuple(is_tuple, inputs), create_graph, strict,
                               vectorize, strategy));
+  });
+  // gradcheck / gradgradcheck: func takes and returns lists of tensors (python/ember/autograd/
+  // gradcheck.py puts the non-tensor arguments back). GradcheckError maps to the Python class.
+  m.def("_gradcheck", [](pyb::object func, pyb::handle inputs, pyb::handle grad_outputs, bool second_order,
+                         double eps, double atol, double rtol, bool raise_exception, bool check_undefined_grad,
+                         double nondet_tol, bool check_grad_dtypes, bool fast_mode, bool non_contig) {
+    ag::GradcheckFunction f = [func](const std::vector<Tensor>& xs) {
+      pyb::list args;
+      for (const Tensor& x : xs) args.append(to_py(x));
+      return tensors(func(args), false);
+    };
+    ag::GradcheckOptions o{eps, atol, rtol, raise_exception, check_undefined_grad, nondet_tol, check_grad_dtypes,
+                           fast_mode};
+    try {
+      if (!second_order) return ag::gradcheck(f, tensors(inputs, false), o);
+      std::optional<std::vector<Tensor>> gs;
+      if (!grad_outputs.is_none()) gs = tensors(grad_outputs, false);
+      return ag::gradgradcheck(f, tensors(inputs, false), gs, o, non_contig);
+    } catch (const ag::GradcheckError& e) {
+      pyb::object cls = pyb::module_::import("ember.autograd.gradcheck").attr("GradcheckError");
+      PyErr_SetString(cls.ptr(), e.what());
+      throw pyb::error_already_set();
+    }
   });
   m.def("_is_grad_enabled", [] { return ag::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { ag::GradMode::set_enabled(v); });

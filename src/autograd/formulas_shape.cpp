@@ -200,6 +200,20 @@ EMBER_REGISTER(autograd_formulas_shape) {
     return r;
   });
 
+  // index(self, indices) (slots: self 0, one per index): the gradient is scattered back,
+  // summed where an element was picked more than once. Reached by double backward through
+  // the formulas above, which index gradients.
+  define("index.Tensor", {1}, false, [](const BackwardContext& c, const Grads& g) {
+    std::vector<std::optional<Tensor>> idx;
+    for (const Tensor& t : c.tensor_list(1)) idx.push_back(t.defined() ? std::optional<Tensor>(t) : std::nullopt);
+    Grads r(c.num_slots());
+    if (c.needs_grad(0)) {
+      r[0] = zeros(c.input_sizes(0), g[0].dtype());
+      index_put_(r[0], idx, g[0], true);
+    }
+    return r;
+  });
+
   // ---- masks (slots: self 0, mask 1, value/source 2)
   define("masked_fill.Scalar", {1}, false, [](const BackwardContext& c, const Grads& g) {
     return Grads{masked_fill(g[0], c.tensor(1), Scalar(0))};
