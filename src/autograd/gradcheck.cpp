@@ -65,19 +65,23 @@ void set(const Tensor& t, int64_t i, C v) {
   }
 }
 
-// The outputs gradcheck looks at: the floating and complex ones.
-std::vector<Tensor> checked_outputs(const GradcheckFunction& func, const std::vector<Tensor>& inputs) {
+// The outputs gradcheck compares: the floating and complex ones that require grad (as torch,
+// an output computed outside autograd, e.g. through NumPy, is not part of the Jacobian). With
+// `all_floating`, every floating and complex output (to check that the function of inputs none
+// of whose outputs are differentiable really is constant).
+std::vector<Tensor> checked_outputs(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
+                                    bool all_floating = false) {
   std::vector<Tensor> r;
   for (Tensor& o : func(inputs))
-    if (differentiable_dtype(o)) r.push_back(std::move(o));
+    if (differentiable_dtype(o) && (all_floating || requires_grad(o))) r.push_back(std::move(o));
   return r;
 }
 
 // All checked outputs' values, concatenated; `offsets` gets where each output starts.
 std::vector<C> flat_outputs(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
-                            std::vector<size_t>* offsets = nullptr) {
+                            std::vector<size_t>* offsets = nullptr, bool all_floating = false) {
   std::vector<C> r;
-  for (const Tensor& o : checked_outputs(func, inputs)) {
+  for (const Tensor& o : checked_outputs(func, inputs, all_floating)) {
     if (offsets) offsets->push_back(r.size());
     std::vector<C> v = values(o);
     r.insert(r.end(), v.begin(), v.end());
@@ -87,16 +91,17 @@ std::vector<C> flat_outputs(const GradcheckFunction& func, const std::vector<Ten
 
 // Central difference of all outputs when x moves by eps * delta (element index -> step).
 std::vector<C> central_difference(const GradcheckFunction& func, const std::vector<Tensor>& inputs, const Tensor& x,
-                                  const std::vector<std::pair<int64_t, C>>& delta, double eps) {
+                                  const std::vector<std::pair<int64_t, C>>& delta, double eps,
+                                  bool all_floating = false) {
   std::vector<C> orig;
   for (auto [i, d] : delta) orig.push_back(get(x, i));
   auto shift = [&](double sign) {
     for (size_t j = 0; j < delta.size(); ++j) set(x, delta[j].first, orig[j] + sign * eps * delta[j].second);
   };
   shift(1);
-  std::vector<C> plus = flat_outputs(func, inputs);
+  std::vector<C> plus = flat_outputs(func, inputs, nullptr, all_floating);
   shift(-1);
-  std::vector<C> minus = flat_outputs(func, inputs);
+  std::vector<C> minus = flat_outputs(func, inputs, nullptr, all_floating);
   shift(0);
   for (size_t e = 0; e < plus.size(); ++e) plus[e] = (plus[e] - minus[e]) / (2 * eps);
   return plus;
@@ -108,6 +113,19 @@ std::string show(C v, bool complex) {
   if (complex) s << v.real() << (v.imag() < 0 ? "-" : "+") << std::abs(v.imag()) << "j";
   else s << v.real();
   return s.str();
+}
+
+// A random unit vector of n entries (complex ones when complex).
+std::vector<C> random_unit(std::mt19937_64& rng, int64_t n, bool complex) {
+  std::uniform_real_distribution<double> unif(-1.0, 1.0);
+  std::vector<C> v(static_cast<size_t>(n));
+  double norm = 0;
+  for (C& c : v) {
+    c = C(unif(rng), complex ? unif(rng) : 0.0);
+    norm += std::norm(c);
+  }
+  for (C& c : v) c /= norm > 0 ? std::sqrt(norm) : 1.0;
+  return v;
 }
 
 bool close(C a, C n, const GradcheckOptions& o) { return std::abs(a - n) <= o.atol + o.rtol * std::abs(n); }
@@ -131,8 +149,7 @@ struct Checker {
     result.clear();
     std::vector<Tensor> first;
     for (int rep = 0; rep < 2; ++rep) {
-      std::vector<Tensor> r = requires_grad(out) ? grad({out}, diff_inputs, {g}, true, false, true)
-                                                 : std::vector<Tensor>(diff_inputs.size());
+      std::vector<Tensor> r = grad({out}, diff_inputs, {g}, true, false, true);
       for (size_t k = 0; k < r.size(); ++k) {
         const Tensor& x = diff_inputs[k];
         if (r[k].defined()) {
@@ -217,20 +234,8 @@ struct Checker {
 
   bool fast() const {
     std::mt19937_64 rng(0);
-    std::uniform_real_distribution<double> unif(-1.0, 1.0);
-    // A random unit vector of n entries (complex ones when complex).
-    auto random_unit = [&](int64_t n, bool complex) {
-      std::vector<C> v(static_cast<size_t>(n));
-      double norm = 0;
-      for (C& c : v) {
-        c = C(unif(rng), complex ? unif(rng) : 0.0);
-        norm += std::norm(c);
-      }
-      for (C& c : v) c /= norm > 0 ? std::sqrt(norm) : 1.0;
-      return v;
-    };
     std::vector<std::vector<C>> u;
-    for (const Tensor& x : diff_inputs) u.push_back(random_unit(x.numel(), x.is_complex()));
+    for (const Tensor& x : diff_inputs) u.push_back(random_unit(rng, x.numel(), x.is_complex()));
     std::vector<size_t> offsets;
     (void)flat_outputs(func, inputs, &offsets);
     std::vector<Tensor> outs = checked_outputs(func, inputs);
@@ -240,7 +245,7 @@ struct Checker {
     std::vector<std::vector<C>> ana;
     for (size_t j = 0; j < outs.size(); ++j) {
       const Tensor& o = outs[j];
-      v.push_back(random_unit(o.numel(), o.is_complex()));
+      v.push_back(random_unit(rng, o.numel(), o.is_complex()));
       for (C s : o.is_complex() ? std::vector<C>{1.0, C(0, 1)} : std::vector<C>{1.0}) {
         Tensor g = zeros(o.sizes(), o.scalar_type());
         for (int64_t e = 0; e < o.numel(); ++e) set(g, e, s * v[j][e]);
@@ -273,12 +278,31 @@ struct Checker {
     return true;
   }
 
+  // Without differentiable outputs, the floating outputs must not move with the inputs: along
+  // every element (slow mode) or along one random direction per input (fast mode).
+  bool no_differentiable_outputs() const {
+    std::mt19937_64 rng(0);
+    for (const Tensor& x : diff_inputs) {
+      std::vector<std::vector<std::pair<int64_t, C>>> deltas;
+      if (opt.fast_mode) {
+        const std::vector<C> u = random_unit(rng, x.numel(), x.is_complex());
+        deltas.emplace_back();
+        for (size_t i = 0; i < u.size(); ++i) deltas.back().emplace_back(static_cast<int64_t>(i), u[i]);
+      } else {
+        for (C step : x.is_complex() ? std::vector<C>{1.0, C(0, 1)} : std::vector<C>{1.0})
+          for (int64_t i = 0; i < x.numel(); ++i) deltas.push_back({{i, step}});
+      }
+      for (const auto& delta : deltas)
+        for (C d : central_difference(func, inputs, x, delta, opt.eps, true))
+          if (d != C(0)) return fail("Numerical gradient for function expected to be zero");
+    }
+    return true;
+  }
+
   // Backward must treat undefined output gradients as zeros: gradients through a node that
   // hands undefined gradients to the outputs' history must be undefined or zero.
   bool undefined_grad() const {
-    std::vector<Tensor> outs;
-    for (Tensor& o : checked_outputs(func, inputs))
-      if (requires_grad(o)) outs.push_back(std::move(o));
+    std::vector<Tensor> outs = checked_outputs(func, inputs);
     if (outs.empty()) return true;
     auto ctx = std::make_shared<AutogradContext>();
     std::vector<Tensor> wrapped = record_function(
@@ -312,6 +336,7 @@ bool gradcheck(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
   }
   EMBER_CHECK(!c.diff.empty(), ValueError, "gradcheck expects at least one input tensor to require gradient, "
               "but none of the them have requires_grad=True.");
+  if (gradcheck_impl::checked_outputs(func, inputs).empty()) return c.no_differentiable_outputs();
   if (!(options.fast_mode ? c.fast() : c.slow())) return false;
   return !options.check_undefined_grad || c.undefined_grad();
 }
@@ -319,13 +344,7 @@ bool gradcheck(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
 bool gradgradcheck(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
                    std::optional<std::vector<Tensor>> grad_outputs, const GradcheckOptions& options,
                    bool gen_non_contig_grad_outputs) {
-  // The differentiable outputs: those that require grad.
-  auto diff_outputs = [&func](const std::vector<Tensor>& xs) {
-    std::vector<Tensor> r;
-    for (Tensor& o : gradcheck_impl::checked_outputs(func, xs))
-      if (requires_grad(o)) r.push_back(std::move(o));
-    return r;
-  };
+  auto diff_outputs = [&func](const std::vector<Tensor>& xs) { return gradcheck_impl::checked_outputs(func, xs); };
   if (!grad_outputs) {
     grad_outputs.emplace();
     Generator gen(0);

@@ -42,6 +42,29 @@ TEST(Gradcheck, Complex) {
   }
 }
 
+// As in torch, outputs that do not require grad (computed outside autograd) are left out of
+// the Jacobian; with none that do, the floating outputs must not depend on the inputs.
+TEST(Gradcheck, OutputsWithoutGrad) {
+  Tensor x = leaf({0.5, -1.25, 2.0});
+  GradcheckFunction with_detached = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{exp(in[0]), mul(detach(in[0]), Scalar(3.0))};
+  };
+  GradcheckFunction constant = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{sign(detach(in[0]))}; };
+  GradcheckFunction moving = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{detach(exp(in[0]))}; };
+  for (bool fast : {false, true}) {
+    GradcheckOptions o;
+    o.fast_mode = fast;
+    EXPECT_TRUE(gradcheck(with_detached, {x}, o));
+    EXPECT_TRUE(gradcheck(constant, {x}, o));
+    try {
+      gradcheck(moving, {x}, o);
+      ADD_FAILURE() << "no error";
+    } catch (const GradcheckError& e) {
+      EXPECT_NE(std::string(e.what()).find("Numerical gradient for function expected to be zero"), std::string::npos);
+    }
+  }
+}
+
 TEST(Gradcheck, WrongBackwardFails) {
   Tensor x = leaf({1.0, 2.0, 3.0});
   GradcheckFunction f = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{WrongSquare::apply(in[0])}; };
