@@ -110,6 +110,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
+  void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
   uint32_t num_inputs() const { return num_inputs_; }
   void set_num_inputs(uint32_t n) { num_inputs_ = n; }
   // Later nodes run first when several are ready (the order PyTorch uses).

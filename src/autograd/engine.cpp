@@ -5,9 +5,8 @@
 // its consumers have sent their gradients, the latest-created first among those ready.
 // Each pass keeps its state on the stack, so passes on other threads, and passes started
 // from inside a backward function (reentrant), are independent.
+#include <cstdint>
 #include <queue>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "autograd/meta.h"
 #include "ember/error.h"
@@ -28,74 +27,122 @@ Tensor accumulate(const Tensor& a, const Tensor& b) {
   return add(a, b);
 }
 
+// One pass's state of one node.
+struct NodeTask {
+  Node* node = nullptr;
+  int deps = 0;       // consumers still to send their gradients
+  uint8_t visit = 0;  // mark_needed: 0 new, 1 open, 2 done
+  bool target = false, needed = false, queued = false;
+  std::vector<Tensor> buffer;  // the gradients received so far, by input
+  // grad(): the gradient arriving at (node, input) is captured into results[index].
+  std::vector<std::pair<uint32_t, size_t>> captures;
+};
+
+// Node -> NodeTask, by open addressing into one array: a small backward touches each node a
+// handful of times, and the per-entry allocations of five std::unordered_maps were a visible
+// part of its cost.
+class NodeTable {
+ public:
+  NodeTask& operator[](Node* n) {
+    if ((tasks_.size() + 1) * 2 > slots_.size()) grow();
+    uint32_t& slot = slots_[probe(n)];
+    if (slot == kEmpty) {
+      slot = static_cast<uint32_t>(tasks_.size());
+      tasks_.emplace_back().node = n;
+    }
+    return tasks_[slot];
+  }
+  NodeTask* find(Node* n) {
+    if (slots_.empty()) return nullptr;
+    const uint32_t slot = slots_[probe(n)];
+    return slot == kEmpty ? nullptr : &tasks_[slot];
+  }
+  bool needed(Node* n) {
+    const NodeTask* t = find(n);
+    return t && t->needed;
+  }
+  std::vector<NodeTask>& tasks() { return tasks_; }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  size_t probe(Node* n) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = static_cast<size_t>((reinterpret_cast<uintptr_t>(n) >> 4) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    while (slots_[i] != kEmpty && tasks_[slots_[i]].node != n) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, kEmpty);
+    for (size_t k = 0; k < tasks_.size(); ++k) slots_[probe(tasks_[k].node)] = static_cast<uint32_t>(k);
+  }
+  std::vector<uint32_t> slots_;
+  std::vector<NodeTask> tasks_;
+};
+
 struct GraphTask {
   bool keep_graph = false;
   bool create_graph = false;
-  std::unordered_map<Node*, int> deps;
-  std::unordered_map<Node*, std::vector<Tensor>> buffers;
-  std::unordered_set<Node*> needed;
-  // grad(): the gradient arriving at (node, input) is captured into results[index], and
-  // only nodes that feed a wanted one run.
-  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  NodeTable nodes;
+  // grad(): only nodes that feed a wanted one run.
   bool capture_only = false;
   std::vector<Tensor> results;
   // Leaves' gradients (after their hooks), written into .grad once the whole pass succeeded:
   // a pass that raises midway leaves every .grad as it was.
   PendingGrads pending;
 
-  void add_grad(Node* fn, uint32_t nr, const Tensor& g) {
-    auto& buf = buffers[fn];
-    if (buf.size() < fn->num_inputs()) buf.resize(fn->num_inputs());
-    buf[nr] = accumulate(buf[nr], g);
+  void add_grad(NodeTask& t, uint32_t nr, const Tensor& g) {
+    if (t.buffer.size() < t.node->num_inputs()) t.buffer.resize(t.node->num_inputs());
+    t.buffer[nr] = accumulate(t.buffer[nr], g);
   }
 };
 
-// Marks the nodes from which a wanted node can be reached. Iterative, since graphs of
-// long loops are deep.
-void mark_needed(const std::vector<Node*>& roots, GraphTask& task, const std::unordered_set<Node*>& targets,
-                 bool all) {
-  std::unordered_map<Node*, int> state;  // 1: open, 2: done
+// Marks the nodes from which a wanted node (a target, or any node when `all`) can be
+// reached. Iterative, since graphs of long loops are deep.
+void mark_needed(const std::vector<Node*>& roots, GraphTask& task, bool all) {
   struct Frame { Node* n; size_t i; };
   for (Node* r : roots) {
-    if (state.count(r)) continue;
+    if (task.nodes[r].visit) continue;
     std::vector<Frame> stack{{r, 0}};
-    state[r] = 1;
+    task.nodes[r].visit = 1;
     while (!stack.empty()) {
       Frame& f = stack.back();
       const auto& edges = f.n->next_edges();
       if (f.i < edges.size()) {
         Node* c = edges[f.i++].fn.get();
-        if (c && !state.count(c)) {
-          state[c] = 1;
-          stack.push_back({c, 0});
+        if (c && !task.nodes[c].visit) {
+          task.nodes[c].visit = 1;
+          stack.push_back({c, 0});  // f is not used after this
         }
         continue;
       }
       Node* n = f.n;
       stack.pop_back();
-      state[n] = 2;
-      bool need = all ? true : targets.count(n) > 0;
-      for (const Edge& e : n->next_edges())
-        if (e.fn && task.needed.count(e.fn.get())) need = true;
-      if (need) task.needed.insert(n);
+      bool need = all || task.nodes[n].target;
+      for (const Edge& e : n->next_edges()) need = need || (e.fn && task.nodes.needed(e.fn.get()));
+      NodeTask& t = task.nodes[n];
+      t.visit = 2;
+      t.needed = need;
     }
   }
 }
 
 void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector<Tensor>& root_grads) {
-  std::vector<Node*> roots;
-  for (const Edge& e : root_edges) roots.push_back(e.fn.get());
-  // Dependencies among the needed nodes.
-  for (Node* n : task.needed)
-    for (const Edge& e : n->next_edges())
-      if (e.fn && task.needed.count(e.fn.get())) ++task.deps[e.fn.get()];
+  // Every node reachable from the roots is in the table from here on: lookups only.
+  NodeTable& nodes = task.nodes;
+  for (NodeTask& t : nodes.tasks())
+    if (t.needed)
+      for (const Edge& e : t.node->next_edges())
+        if (NodeTask* c = e.fn ? nodes.find(e.fn.get()) : nullptr; c && c->needed) ++c->deps;
   for (size_t i = 0; i < root_edges.size(); ++i)
-    if (task.needed.count(roots[i])) task.add_grad(roots[i], root_edges[i].input_nr, root_grads[i]);
+    if (NodeTask* t = nodes.find(root_edges[i].fn.get()); t->needed)
+      task.add_grad(*t, root_edges[i].input_nr, root_grads[i]);
 
   std::priority_queue<Node*, std::vector<Node*>, ByLatest> ready;
-  std::unordered_set<Node*> queued;
-  for (Node* r : roots)
-    if (task.needed.count(r) && task.deps[r] == 0 && queued.insert(r).second) ready.push(r);
+  for (const Edge& e : root_edges)
+    if (NodeTask* t = nodes.find(e.fn.get()); t->needed && t->deps == 0 && !t->queued) {
+      t->queued = true;
+      ready.push(t->node);
+    }
 
   AutoGradMode mode(task.create_graph);
   ++tls_backward_depth;
@@ -107,15 +154,15 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
-    std::vector<Tensor> inputs = std::move(task.buffers[n]);
-    task.buffers.erase(n);
+    NodeTask& t = *nodes.find(n);
+    std::vector<Tensor> inputs = std::move(t.buffer);
+    t.buffer = {};
     inputs.resize(n->num_inputs());
     inputs = n->run_input_hooks(std::move(inputs));
-    if (auto it = task.captures.find(n); it != task.captures.end())
-      for (auto [nr, idx] : it->second) task.results[idx] = accumulate(task.results[idx], inputs[nr]);
+    for (auto [nr, idx] : t.captures) task.results[idx] = accumulate(task.results[idx], inputs[nr]);
     // grad() skips the nodes whose gradients go nowhere wanted (the inputs' accumulators).
     bool feeds_wanted = !task.capture_only;
-    for (const Edge& e : n->next_edges()) feeds_wanted = feeds_wanted || (e.fn && task.needed.count(e.fn.get()));
+    for (const Edge& e : n->next_edges()) feeds_wanted = feeds_wanted || (e.fn && nodes.needed(e.fn.get()));
     std::vector<Tensor> outputs;
     bool any = false;
     for (const Tensor& g : inputs) any = any || g.defined();
@@ -126,10 +173,13 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
     }
     const auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
-      Node* c = edges[i].fn.get();
-      if (!c || !task.needed.count(c)) continue;
-      if (i < outputs.size() && outputs[i].defined()) task.add_grad(c, edges[i].input_nr, outputs[i]);
-      if (--task.deps[c] == 0 && queued.insert(c).second) ready.push(c);
+      NodeTask* c = edges[i].fn ? nodes.find(edges[i].fn.get()) : nullptr;
+      if (!c || !c->needed) continue;
+      if (i < outputs.size() && outputs[i].defined()) task.add_grad(*c, edges[i].input_nr, outputs[i]);
+      if (--c->deps == 0 && !c->queued) {
+        c->queued = true;
+        ready.push(c->node);
+      }
     }
   }
   swap_pending_grads(pending_guard.outer);  // the guard restores it again: harmless
@@ -177,15 +227,14 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_
   std::vector<Node*> root_nodes;
   for (const Edge& e : edges) root_nodes.push_back(e.fn.get());
   std::vector<std::shared_ptr<Node>> keep_alive;  // accumulators created for `inputs`
-  std::unordered_set<Node*> targets;
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(requires_grad(inputs[i]), RuntimeError, "One of the differentiated Tensors does not require grad");
     Edge e = gradient_edge(inputs[i]);
     keep_alive.push_back(e.fn);
     if (!is_leaf(inputs[i])) retain_grad(inputs[i]);
-    targets.insert(e.fn.get());
+    task.nodes[e.fn.get()].target = true;
   }
-  mark_needed(root_nodes, task, targets, inputs.empty());
+  mark_needed(root_nodes, task, inputs.empty());
   run(task, edges, grads);
 }
 
@@ -204,15 +253,15 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   std::vector<Node*> root_nodes;
   for (const Edge& e : edges) root_nodes.push_back(e.fn.get());
   std::vector<std::shared_ptr<Node>> keep_alive;
-  std::unordered_set<Node*> targets;
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(requires_grad(inputs[i]), RuntimeError, "One of the differentiated Tensors does not require grad");
     Edge e = gradient_edge(inputs[i]);
     keep_alive.push_back(e.fn);
-    task.captures[e.fn.get()].emplace_back(e.input_nr, i);
-    targets.insert(e.fn.get());
+    NodeTask& t = task.nodes[e.fn.get()];
+    t.captures.emplace_back(e.input_nr, i);
+    t.target = true;
   }
-  mark_needed(root_nodes, task, targets, false);
+  mark_needed(root_nodes, task, false);
   run(task, edges, grads);
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(task.results[i].defined() || allow_unused, RuntimeError,

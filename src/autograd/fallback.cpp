@@ -115,9 +115,9 @@ class SavedOp {
   std::vector<Tensor> unpacked;       // per argument, during apply
   std::vector<std::vector<SavedTensor>> saved_lists;  // per argument: a saved Tensor[] (Tensor?[])
   std::vector<std::vector<Tensor>> unpacked_lists;
-  std::vector<int> first_slot;        // per argument: its first slot, or -1
+  SmallVector<int, 6> first_slot;     // per argument: its first slot, or -1
   std::vector<InputMeta> inputs;      // per slot
-  std::vector<bool> needs;            // per slot
+  SmallVector<bool, 6> needs;         // per slot
   std::vector<SavedTensor> results;   // when the formula saves them
   std::vector<Tensor> unpacked_results;
   std::vector<InputMeta> outputs;     // per result
@@ -211,6 +211,7 @@ class OpBackward : public Node {
   }
   int first_slot(size_t arg) const { return arg < s_.first_slot.size() ? s_.first_slot[arg] : -1; }
   void save_results(const std::vector<Tensor>& results) {
+    s_.results.reserve(results.size());
     for (const Tensor& r : results) s_.results.emplace_back(r, true, nullptr);
   }
   void release_saved() override {
@@ -260,7 +261,7 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   const size_t nargs = std::min(args.size(), stack.size());
   bool any_requires = false;
   for_each_tensor(stack, nargs, [&](size_t, const Tensor& t) { any_requires = any_requires || requires_grad(t); });
-  std::vector<size_t> written;
+  SmallVector<size_t, 4> written;  // (inline: recording an op is a few allocations in all)
   for (size_t i = 0; i < nargs; ++i)
     if (args[i].is_write) written.push_back(i);
   const bool record = any_requires && GradMode::is_enabled();
@@ -317,8 +318,10 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   s.op = &op;
   s.args.resize(nargs);
   s.saved.resize(nargs);
-  s.first_slot.assign(nargs, -1);
+  s.first_slot.resize(nargs, -1);
+  s.inputs.reserve(nargs);  // one slot per tensor argument, mostly
   std::vector<Edge> edges;
+  edges.reserve(nargs);
   for (size_t i = 0; i < nargs; ++i) {
     if (!stack[i].is_tensor() && !stack[i].is_tensor_list()) {
       s.args[i] = stack[i];
@@ -335,9 +338,9 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
     else for (const Tensor& t : stack[i].tensor_list()) add_slot(t);
   }
   if (d) {
-    s.saved_lists.resize(nargs);
     for (size_t a : d->saves) {
       if (a < nargs && stack[a].is_tensor_list()) {  // None entries of a Tensor?[] stay undefined
+        s.saved_lists.resize(nargs);
         int slot = s.first_slot[a];
         for (const Tensor& t : stack[a].tensor_list()) {
           check_inference_save(s, slot++, t);
@@ -372,7 +375,7 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   }
   for (const Tensor& r : results) s.outputs.push_back({DimVector(r.sizes()), r.dtype()});
   auto node = std::make_shared<OpBackward>(std::move(s), d);
-  for (Edge& e : edges) node->add_next_edge(std::move(e));
+  node->set_next_edges(std::move(edges));
   node->set_num_inputs(static_cast<uint32_t>(results.size()));
   for (size_t i = 0; i < results.size(); ++i) {
     const Tensor& r = results[i];
