@@ -48,6 +48,8 @@ C get(const Tensor& t, int64_t i) {
     case kFloat: return *reinterpret_cast<float*>(p);
     case kComplexDouble: return *reinterpret_cast<C*>(p);
     case kComplexFloat: return C(*reinterpret_cast<std::complex<float>*>(p));
+    case kHalf: return static_cast<float>(*reinterpret_cast<Half*>(p));
+    case kBFloat16: return static_cast<float>(*reinterpret_cast<BFloat16*>(p));
     default: EMBER_FAIL(TypeError, "gradcheck: inputs of dtype ", t.dtype(), " are not supported");
   }
 }
@@ -61,6 +63,8 @@ void set(const Tensor& t, int64_t i, C v) {
     case kFloat: *reinterpret_cast<float*>(p) = static_cast<float>(v.real()); break;
     case kComplexDouble: *reinterpret_cast<C*>(p) = v; break;
     case kComplexFloat: *reinterpret_cast<std::complex<float>*>(p) = std::complex<float>(v); break;
+    case kHalf: *reinterpret_cast<Half*>(p) = Half(static_cast<float>(v.real())); break;
+    case kBFloat16: *reinterpret_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v.real())); break;
     default: EMBER_FAIL(TypeError, "gradcheck: inputs of dtype ", t.dtype(), " are not supported");
   }
 }
@@ -114,6 +118,10 @@ std::string show(C v, bool complex) {
   else s << v.real();
   return s.str();
 }
+
+// Zeros of o's shape in double (complex double) precision, to be filled with a grad_output and
+// then converted to o's dtype (which may be float16 or bfloat16).
+Tensor seed_like(const Tensor& o) { return zeros(o.sizes(), o.is_complex() ? kComplexDouble : kDouble); }
 
 // A random unit vector of n entries (complex ones when complex).
 std::vector<C> random_unit(std::mt19937_64& rng, int64_t n, bool complex) {
@@ -210,9 +218,9 @@ struct Checker {
       const std::vector<C> scales = o.is_complex() ? std::vector<C>{1.0, C(0, 1)} : std::vector<C>{1.0};
       for (int64_t e = 0; e < o.numel(); ++e) {
         for (C s : scales) {
-          Tensor g = zeros(o.sizes(), o.scalar_type());
+          Tensor g = seed_like(o);
           set(g, e, s);
-          if (!analytical(o, g, ana)) return false;
+          if (!analytical(o, to_dtype(g, o.scalar_type()), ana)) return false;
           for (size_t k = 0; k < diff.size(); ++k) {
             const auto& num = numerical[k];
             for (size_t i = 0; i < ana[k].size(); ++i) {
@@ -247,9 +255,9 @@ struct Checker {
       const Tensor& o = outs[j];
       v.push_back(random_unit(rng, o.numel(), o.is_complex()));
       for (C s : o.is_complex() ? std::vector<C>{1.0, C(0, 1)} : std::vector<C>{1.0}) {
-        Tensor g = zeros(o.sizes(), o.scalar_type());
+        Tensor g = seed_like(o);
         for (int64_t e = 0; e < o.numel(); ++e) set(g, e, s * v[j][e]);
-        if (!analytical(o, g, ana)) return false;
+        if (!analytical(o, to_dtype(g, o.scalar_type()), ana)) return false;
         analytic[j].emplace_back();
         for (size_t k = 0; k < diff.size(); ++k) {
           double dot = 0;
