@@ -81,12 +81,10 @@ std::vector<Tensor> checked_outputs(const GradcheckFunction& func, const std::ve
   return r;
 }
 
-// All checked outputs' values, concatenated; `offsets` gets where each output starts.
-std::vector<C> flat_outputs(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
-                            std::vector<size_t>* offsets = nullptr, bool all_floating = false) {
+// All checked outputs' values, concatenated.
+std::vector<C> flat_outputs(const GradcheckFunction& func, const std::vector<Tensor>& inputs, bool all_floating) {
   std::vector<C> r;
   for (const Tensor& o : checked_outputs(func, inputs, all_floating)) {
-    if (offsets) offsets->push_back(r.size());
     std::vector<C> v = values(o);
     r.insert(r.end(), v.begin(), v.end());
   }
@@ -103,9 +101,9 @@ std::vector<C> central_difference(const GradcheckFunction& func, const std::vect
     for (size_t j = 0; j < delta.size(); ++j) set(x, delta[j].first, orig[j] + sign * eps * delta[j].second);
   };
   shift(1);
-  std::vector<C> plus = flat_outputs(func, inputs, nullptr, all_floating);
+  std::vector<C> plus = flat_outputs(func, inputs, all_floating);
   shift(-1);
-  std::vector<C> minus = flat_outputs(func, inputs, nullptr, all_floating);
+  std::vector<C> minus = flat_outputs(func, inputs, all_floating);
   shift(0);
   for (size_t e = 0; e < plus.size(); ++e) plus[e] = (plus[e] - minus[e]) / (2 * eps);
   return plus;
@@ -144,6 +142,8 @@ struct Checker {
   const GradcheckOptions& opt;
   std::vector<size_t> diff;  // indices of the inputs that require grad
   std::vector<Tensor> diff_inputs;
+  std::vector<Tensor> outs;     // the checked outputs at the unperturbed inputs (with their graph)
+  std::vector<size_t> offsets;  // where each starts in flat_outputs
 
   // Raises (or returns false) with msg.
   bool fail(const std::string& msg) const {
@@ -198,8 +198,6 @@ struct Checker {
   }
 
   bool slow() const {
-    std::vector<size_t> offsets;
-    (void)flat_outputs(func, inputs, &offsets);
     // numerical[k][part][i]: d outputs / d (Re, Im)(x_k[i]), flattened over the outputs.
     std::vector<std::vector<std::vector<std::vector<C>>>> numerical(diff.size());
     for (size_t k = 0; k < diff.size(); ++k) {
@@ -211,7 +209,6 @@ struct Checker {
           numerical[k].back().push_back(central_difference(func, inputs, x, {{i, step}}, opt.eps));
       }
     }
-    std::vector<Tensor> outs = checked_outputs(func, inputs);
     std::vector<std::vector<C>> ana;
     for (size_t j = 0; j < outs.size(); ++j) {
       const Tensor& o = outs[j];
@@ -244,9 +241,6 @@ struct Checker {
     std::mt19937_64 rng(0);
     std::vector<std::vector<C>> u;
     for (const Tensor& x : diff_inputs) u.push_back(random_unit(rng, x.numel(), x.is_complex()));
-    std::vector<size_t> offsets;
-    (void)flat_outputs(func, inputs, &offsets);
-    std::vector<Tensor> outs = checked_outputs(func, inputs);
     // analytical[j][s][k] = Re(<G, u_k>) for grad_output v_j (s = 1: i * v_j).
     std::vector<std::vector<C>> v;
     std::vector<std::vector<std::vector<C>>> analytic(outs.size());
@@ -310,8 +304,6 @@ struct Checker {
   // Backward must treat undefined output gradients as zeros: gradients through a node that
   // hands undefined gradients to the outputs' history must be undefined or zero.
   bool undefined_grad() const {
-    std::vector<Tensor> outs = checked_outputs(func, inputs);
-    if (outs.empty()) return true;
     auto ctx = std::make_shared<AutogradContext>();
     std::vector<Tensor> wrapped = record_function(
         "UndefinedGrad", outs, outs, ctx,
@@ -336,7 +328,7 @@ struct Checker {
 }  // namespace gradcheck_impl
 
 bool gradcheck(const GradcheckFunction& func, const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
-  gradcheck_impl::Checker c{func, inputs, options, {}, {}};
+  gradcheck_impl::Checker c{func, inputs, options, {}, {}, {}, {}};
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!inputs[k].defined() || !requires_grad(inputs[k])) continue;
     c.diff.push_back(k);
@@ -344,7 +336,13 @@ bool gradcheck(const GradcheckFunction& func, const std::vector<Tensor>& inputs,
   }
   EMBER_CHECK(!c.diff.empty(), ValueError, "gradcheck expects at least one input tensor to require gradient, "
               "but none of the them have requires_grad=True.");
-  if (gradcheck_impl::checked_outputs(func, inputs).empty()) return c.no_differentiable_outputs();
+  c.outs = gradcheck_impl::checked_outputs(func, inputs);
+  if (c.outs.empty()) return c.no_differentiable_outputs();
+  size_t at = 0;
+  for (const Tensor& o : c.outs) {
+    c.offsets.push_back(at);
+    at += static_cast<size_t>(o.numel());
+  }
   if (!(options.fast_mode ? c.fast() : c.slow())) return false;
   return !options.check_undefined_grad || c.undefined_grad();
 }

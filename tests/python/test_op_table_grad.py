@@ -112,19 +112,12 @@ _NO_FINITE_SAMPLES = {
 
 # Rows whose gradcheck or gradgradcheck (fast mode) fails, each expected to fail (strict: a
 # fix makes the test fail until the row is taken off), with the reason:
+_REPEATED_INDICES = ("random indices repeat: one write per output element survives, where PyTorch's formula "
+                     "(kept) credits every write")
 _GRADCHECK_GAPS = {
-    ("scatter", "float64"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("scatter", "complex128"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("scatter_inplace", "float64"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("scatter_inplace", "complex128"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("index_copy", "float64"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("index_copy", "complex128"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("index_copy_inplace", "float64"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("index_copy_inplace", "complex128"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("put", "float64"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("put", "complex128"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("put_inplace", "float64"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
-    ("put_inplace", "complex128"): "random indices repeat: one write per output element survives, where PyTorch's formula (kept) credits every write",
+    (name, dtype): _REPEATED_INDICES
+    for name in ("scatter", "scatter_inplace", "index_copy", "index_copy_inplace", "put", "put_inplace")
+    for dtype in ("float64", "complex128")
 }
 
 
