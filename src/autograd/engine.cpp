@@ -117,9 +117,9 @@ void mark_needed(const std::vector<Node*>& roots, GraphTask& task, bool all) {
       }
       Node* n = f.n;
       stack.pop_back();
-      bool need = all || task.nodes[n].target;
+      NodeTask& t = *task.nodes.find(n);  // the lookups below insert nothing
+      bool need = all || t.target;
       for (const Edge& e : n->next_edges()) need = need || (e.fn && task.nodes.needed(e.fn.get()));
-      NodeTask& t = task.nodes[n];
       t.visit = 2;
       t.needed = need;
     }
