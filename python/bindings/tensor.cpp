@@ -45,33 +45,51 @@ inline bool operand_scalar(PyObject* o, Scalar& s) {
   return false;
 }
 
-enum class Bin { Add, Sub, Mul, Div, FloorDiv, MatMul };
+// The binary operators. Add..MatMul are the hot ones; the others map to the ops PyTorch's
+// Tensor uses for them (** pow, % remainder, & | ^ bitwise, << >> shifts).
+enum class Bin { Add, Sub, Mul, Div, FloorDiv, MatMul, Pow, Mod, And, Or, Xor, LShift, RShift };
 
-template <Bin op>
-Tensor apply(const Tensor& a, const Tensor& b) {
+// tensor <op> tensor, tensor <op> number (b a Tensor or a Scalar)
+template <Bin op, typename B>
+Tensor apply(const Tensor& a, const B& b) {
   if constexpr (op == Bin::Add) return ember::add(a, b);
   else if constexpr (op == Bin::Sub) return ember::sub(a, b);
   else if constexpr (op == Bin::Mul) return ember::mul(a, b);
   else if constexpr (op == Bin::Div) return ember::div(a, b);
   else if constexpr (op == Bin::FloorDiv) return ember::div(a, b, "floor");
-  else return ember::matmul(a, b);
-}
-template <Bin op>
-Tensor apply(const Tensor& a, const Scalar& b) {
-  if constexpr (op == Bin::Add) return ember::add(a, b);
-  else if constexpr (op == Bin::Sub) return ember::sub(a, b);
-  else if constexpr (op == Bin::Mul) return ember::mul(a, b);
-  else if constexpr (op == Bin::Div) return ember::div(a, b);
-  else return ember::div(a, b, "floor");
+  else if constexpr (op == Bin::MatMul) return ember::matmul(a, b);
+  else if constexpr (op == Bin::Pow) return ember::pow(a, b);
+  else if constexpr (op == Bin::Mod) return ember::remainder(a, b);
+  else if constexpr (op == Bin::And) return ember::bitwise_and(a, b);
+  else if constexpr (op == Bin::Or) return ember::bitwise_or(a, b);
+  else if constexpr (op == Bin::Xor) return ember::bitwise_xor(a, b);
+  else if constexpr (op == Bin::LShift) return ember::bitwise_left_shift(a, b);
+  else return ember::bitwise_right_shift(a, b);
 }
 // number <op> tensor
 template <Bin op>
 Tensor apply_reflected(const Scalar& a, const Tensor& b) {
-  if constexpr (op == Bin::Add) return ember::add(b, a);
-  else if constexpr (op == Bin::Mul) return ember::mul(b, a);
-  else if constexpr (op == Bin::Sub) return ember::sub(wrapped_scalar(a), b);
-  else if constexpr (op == Bin::Div) return ember::div(wrapped_scalar(a), b);
-  else return ember::div(wrapped_scalar(a), b, "floor");
+  if constexpr (op == Bin::Add || op == Bin::Mul || op == Bin::And || op == Bin::Or || op == Bin::Xor)
+    return apply<op>(b, a);  // commutative
+  else if constexpr (op == Bin::Pow) return ember::pow(a, b);
+  else return apply<op>(wrapped_scalar(a), b);
+}
+// tensor <op>= tensor or number
+template <Bin op, typename B>
+void apply_inplace(Tensor& self, const B& b) {
+  if constexpr (op == Bin::Add) self.add_(b);
+  else if constexpr (op == Bin::Sub) self.sub_(b);
+  else if constexpr (op == Bin::Mul) self.mul_(b);
+  else if constexpr (op == Bin::Div) self.div_(b);
+  else if constexpr (op == Bin::FloorDiv) self.div_(b, "floor");
+  else if constexpr (std::is_same_v<B, Scalar>) apply_inplace<op>(self, wrapped_scalar(b));
+  else if constexpr (op == Bin::Pow) ember::pow_(self, b);
+  else if constexpr (op == Bin::Mod) ember::remainder_(self, b);
+  else if constexpr (op == Bin::And) ember::bitwise_and_(self, b);
+  else if constexpr (op == Bin::Or) ember::bitwise_or_(self, b);
+  else if constexpr (op == Bin::Xor) ember::bitwise_xor_(self, b);
+  else if constexpr (op == Bin::LShift) ember::bitwise_left_shift_(self, b);
+  else ember::bitwise_right_shift_(self, b);
 }
 
 template <Bin op>
@@ -110,24 +128,26 @@ PyObject* nb_inplace(PyObject* a, PyObject* b) {
   if (is_tensor(b)) {
     Tensor o = unwrap(b);
     GilRelease gil(worth_releasing_gil(self));
-    if constexpr (op == Bin::Add) self.add_(o);
-    else if constexpr (op == Bin::Sub) self.sub_(o);
-    else if constexpr (op == Bin::Mul) self.mul_(o);
-    else if constexpr (op == Bin::Div) self.div_(o);
-    else self.div_(o, "floor");
+    apply_inplace<op>(self, o);
   } else if (operand_scalar(b, s)) {
     GilRelease gil(worth_releasing_gil(self));
-    if constexpr (op == Bin::Add) self.add_(s);
-    else if constexpr (op == Bin::Sub) self.sub_(s);
-    else if constexpr (op == Bin::Mul) self.mul_(s);
-    else if constexpr (op == Bin::Div) self.div_(s);
-    else self.div_(s, "floor");
+    apply_inplace<op>(self, s);
   } else {
     Py_RETURN_NOTIMPLEMENTED;
   }
   Py_INCREF(a);
   return a;
   EMBER_PY_END(nullptr)
+}
+
+// ** and **=: a third (modulo) operand is not supported, as in PyTorch.
+PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_binary<Bin::Pow>(a, b);
+}
+PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_inplace<Bin::Pow>(a, b);
 }
 
 PyObject* nb_negative(PyObject* a) {
@@ -138,6 +158,14 @@ PyObject* nb_negative(PyObject* a) {
 PyObject* nb_absolute(PyObject* a) {
   EMBER_PY_BEGIN
   return wrap(ember::abs(unwrap(a)));
+  EMBER_PY_END(nullptr)
+}
+PyObject* nb_invert(PyObject* a) {
+  EMBER_PY_BEGIN
+  const Tensor& t = unwrap(a);
+  EMBER_CHECK(is_integral(t.dtype(), /*include_bool=*/true), TypeError,
+              "~ (operator.invert) is only implemented on integer and Boolean-type tensors, got ", t.dtype());
+  return wrap(ember::bitwise_not(t));
   EMBER_PY_END(nullptr)
 }
 PyObject* nb_positive(PyObject* a) {
@@ -478,6 +506,21 @@ void init_tensor_type(PyObject* m) {
       {Py_nb_inplace_multiply, reinterpret_cast<void*>(nb_inplace<Bin::Mul>)},
       {Py_nb_inplace_true_divide, reinterpret_cast<void*>(nb_inplace<Bin::Div>)},
       {Py_nb_inplace_floor_divide, reinterpret_cast<void*>(nb_inplace<Bin::FloorDiv>)},
+      {Py_nb_power, reinterpret_cast<void*>(nb_power)},
+      {Py_nb_remainder, reinterpret_cast<void*>(nb_binary<Bin::Mod>)},
+      {Py_nb_and, reinterpret_cast<void*>(nb_binary<Bin::And>)},
+      {Py_nb_or, reinterpret_cast<void*>(nb_binary<Bin::Or>)},
+      {Py_nb_xor, reinterpret_cast<void*>(nb_binary<Bin::Xor>)},
+      {Py_nb_lshift, reinterpret_cast<void*>(nb_binary<Bin::LShift>)},
+      {Py_nb_rshift, reinterpret_cast<void*>(nb_binary<Bin::RShift>)},
+      {Py_nb_inplace_power, reinterpret_cast<void*>(nb_inplace_power)},
+      {Py_nb_inplace_remainder, reinterpret_cast<void*>(nb_inplace<Bin::Mod>)},
+      {Py_nb_inplace_and, reinterpret_cast<void*>(nb_inplace<Bin::And>)},
+      {Py_nb_inplace_or, reinterpret_cast<void*>(nb_inplace<Bin::Or>)},
+      {Py_nb_inplace_xor, reinterpret_cast<void*>(nb_inplace<Bin::Xor>)},
+      {Py_nb_inplace_lshift, reinterpret_cast<void*>(nb_inplace<Bin::LShift>)},
+      {Py_nb_inplace_rshift, reinterpret_cast<void*>(nb_inplace<Bin::RShift>)},
+      {Py_nb_invert, reinterpret_cast<void*>(nb_invert)},
       {Py_nb_negative, reinterpret_cast<void*>(nb_negative)},
       {Py_nb_absolute, reinterpret_cast<void*>(nb_absolute)},
       {Py_nb_positive, reinterpret_cast<void*>(nb_positive)},

@@ -1,5 +1,7 @@
 """Pure-Python parts of ember.Tensor: pickling and copy support."""
 
+import numbers
+
 from . import _C
 
 # NumPy integer types of each element size, used to move raw bytes in and out.
@@ -46,12 +48,27 @@ def _deepcopy(self, memo):
     return new
 
 
+def _contains(self, element):
+    """`element in t`: whether any element of t equals it (a number or a tensor)."""
+    if isinstance(element, (_C.Tensor, numbers.Number)):
+        return bool((element == self).any().item())
+    raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                       f"{type(element)}.")
+
+
+def _reversed(self):
+    """reversed(t): t flipped along its first dim (a 0-dim tensor is returned as is)."""
+    return self if self.dim() == 0 else self.flip(0)
+
+
 def install(cls):
     cls.__reduce_ex__ = _reduce_ex
     cls.__deepcopy__ = _deepcopy
     cls.__copy__ = lambda self: self.clone()  # noqa: E731 - torch.Tensor has no shallow copy either
     # torch.polygamma takes n first; the method form is self.polygamma(n).
     cls.polygamma = lambda self, n: _C.polygamma(n, self)  # noqa: E731
+    cls.__contains__ = _contains
+    cls.__reversed__ = _reversed
     _install_autograd(cls)
 
 
