@@ -334,6 +334,16 @@ Tensor& prod_out_k(const Tensor& self, int64_t dim, bool keepdim, std::optional<
 }
 
 // ---------------------------------------------------------------- all, any, count_nonzero
+// The kernels test the bits of bool, 8-bit, 32-bit and 64-bit real inputs directly; the
+// other dtypes (16-bit, complex) are compared with zero first, which keeps the kernel
+// instantiations, and the build, small.
+Tensor nonzero_test_input(const Tensor& self) {
+  switch (self.dtype()) {
+    case kBool: case kUInt8: case kInt8: case kInt32: case kInt64: case kFloat: case kDouble: return self;
+    default: return ne(self, 0);
+  }
+}
+
 template <ReduceOp Op>
 Tensor logical_impl(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
   const char* name = Op == ReduceOp::And ? "all" : "any";
@@ -343,7 +353,7 @@ Tensor logical_impl(const Tensor& self, std::optional<int64_t> dim, bool keepdim
     EMBER_CHECK(out.dtype() == kBool || out.dtype() == kUInt8, RuntimeError, name,
                 " only supports bool tensor for result, got: ", out.dtype());
   const DimMask mask = dim ? reduce_mask(name, IntArrayRef(*dim), self.dim()) : reduce_mask_opt(name, std::nullopt, self.dim());
-  return reduce_into(name, Op, self, mask, keepdim, out.defined() ? out.dtype() : dt, out, true);
+  return reduce_into(name, Op, nonzero_test_input(self), mask, keepdim, out.defined() ? out.dtype() : dt, out, true);
 }
 template <ReduceOp Op>
 Tensor logical_all_k(const Tensor& self) { return logical_impl<Op>(self, std::nullopt, false, Tensor()); }
@@ -363,7 +373,8 @@ Tensor& logical_all_out_k(const Tensor& self, Tensor& out) {
 }
 
 Tensor count_nonzero_impl(const Tensor& self, DimMask mask) {
-  return reduce_into("count_nonzero", ReduceOp::CountNonzero, self, mask, false, kInt64, Tensor(), true);
+  return reduce_into("count_nonzero", ReduceOp::CountNonzero, nonzero_test_input(self), mask, false, kInt64, Tensor(),
+                     true);
 }
 Tensor count_nonzero_k(const Tensor& self, std::optional<int64_t> dim) {
   reduce_check_device("count_nonzero", self);

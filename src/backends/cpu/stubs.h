@@ -23,8 +23,8 @@ extern Stub<WhereFn> where_stub;
 
 // ---- reductions (ops/reduce*.cpp). Sum, Mean and Prod read in_dtype equal to out_dtype, or
 // any integral/bool in_dtype into int64; NanSum floating only, same dtype; Max and Min keep
-// the dtype and propagate NaN; And/Or (all/any) read any dtype into bool or uint8;
-// CountNonzero any dtype into int64. The norms read floating or complex into the real dtype:
+// the dtype and propagate NaN; And/Or (all/any) read bool, 8-bit, 32-bit and 64-bit real
+// dtypes into bool or uint8; CountNonzero those dtypes into int64. The norms read floating or complex into the real dtype:
 // sum |x| (L1), sqrt(sum |x|^2) (L2), (sum |x|^p)^(1/p) (P, p = ReduceLoop::param), max |x|
 // (Inf), min |x| (NegInf), the count of non-zeros (Zero).
 enum class ReduceOp : int {

@@ -187,17 +187,12 @@ struct ProdOp {
 
 // all (IsAnd), any and count_nonzero test each element's bits, so that one instantiation
 // serves every dtype of a size: integers and bool are non-zero when any bit is set, floating
-// types when any bit but the sign is (-0.0 is zero, NaN is not), complex64 when either part
-// is. complex128, 16 bytes, tests its value.
+// types when any bit but the sign is (-0.0 is zero, NaN is not). ops/reduce.cpp compares the
+// other dtypes with zero first.
 template <typename U, U Mask>
 struct MaskedBits {
   using type = U;
   static bool nonzero(U x) { return (x & Mask) != 0; }
-};
-template <typename T>
-struct ValueBits {
-  using type = T;
-  static bool nonzero(T x) { return convert<bool>(x); }
 };
 
 // all and any: the truths as 0 or 1 into a bool or a uint8 output (one byte either way). The
@@ -933,15 +928,10 @@ void run_by_bits(const ReduceLoop& loop, const char* name) {
     case kBool:
     case kUInt8:
     case kInt8: return run_reduce<Op<MaskedBits<uint8_t, 0xFF>>>(loop);
-    case kInt16: return run_reduce<Op<MaskedBits<uint16_t, 0xFFFF>>>(loop);
-    case kHalf:
-    case kBFloat16: return run_reduce<Op<MaskedBits<uint16_t, 0x7FFF>>>(loop);
     case kInt32: return run_reduce<Op<MaskedBits<uint32_t, ~0u>>>(loop);
     case kFloat: return run_reduce<Op<MaskedBits<uint32_t, 0x7FFFFFFFu>>>(loop);
     case kInt64: return run_reduce<Op<MaskedBits<uint64_t, ~uint64_t{0}>>>(loop);
     case kDouble: return run_reduce<Op<MaskedBits<uint64_t, 0x7FFFFFFFFFFFFFFFull>>>(loop);
-    case kComplexFloat: return run_reduce<Op<MaskedBits<uint64_t, 0x7FFFFFFF7FFFFFFFull>>>(loop);
-    case kComplexDouble: return run_reduce<Op<ValueBits<std::complex<double>>>>(loop);
     default: EMBER_FAIL(RuntimeError, name, ": no kernel for ", loop.in_dtype);
   }
 }
