@@ -8,6 +8,13 @@ module, ember or torch, and returns a zero-argument callable). All on 16M elemen
   pw_bf16_addcmul_16M  torch.addcmul(z, x, y) in bfloat16
   pw_bf16_exp_16M      exp of bfloat16
   pw_muladd_inplace    mul(x, y, out=t) then t.add_(z) in float32 (an in-place chain)
+  pow_16M_scalar2      pow(x, 2, out=o) in float32 (the x * x fast path)
+  pow_16M_scalar       pow(x, 2.5, out=o) of positive float32 (vector pow)
+  pow_16M_tensor       pow(x, y, out=o), both float32 tensors (vector pow)
+  to_f16_16M           oh.copy_(x): float32 -> float16
+  from_f16_16M         o.copy_(xh): float16 -> float32
+  to_bf16_16M          ob.copy_(x): float32 -> bfloat16
+  lerp_16M             lerp(x, y, 0.3) in float32, fresh output
 """
 import numpy as np
 
@@ -71,6 +78,34 @@ def make_muladd_inplace(lib):
     return f
 
 
+def make_pow_scalar(exponent):
+    def maker(lib):
+        x = _vec(lib, 4, positive=True)
+        o = lib.empty(N16M)
+        return lambda: lib.pow(x, exponent, out=o)
+    return maker
+
+
+def make_pow_tensor(lib):
+    x = _vec(lib, 4, positive=True)
+    y = _vec(lib, 5)
+    o = lib.empty(N16M)
+    return lambda: lib.pow(x, y, out=o)
+
+
+def make_copy(dst_dtype, src_dtype):
+    def maker(lib):
+        x = _vec(lib, 4, src_dtype)
+        o = lib.empty(N16M, dtype=getattr(lib, dst_dtype))
+        return lambda: o.copy_(x)
+    return maker
+
+
+def make_lerp(lib):
+    x, y = _vec(lib, 1), _vec(lib, 2)
+    return lambda: lib.lerp(x, y, 0.3)
+
+
 # name -> (maker, bytes moved per call, unit)
 WORKLOADS = {}
 for _op in ("exp", "log", "tanh", "sigmoid", "gelu", _GELU_TANH, "erf"):
@@ -80,3 +115,10 @@ WORKLOADS["pw_bf16_muladd_16M"] = (make_bf16_muladd, 6 * 2 * N16M, "GB/s")
 WORKLOADS["pw_bf16_addcmul_16M"] = (make_bf16_addcmul, 4 * 2 * N16M, "GB/s")
 WORKLOADS["pw_bf16_exp_16M"] = (make_bf16_exp, 2 * 2 * N16M, "GB/s")
 WORKLOADS["pw_muladd_inplace_16M"] = (make_muladd_inplace, 6 * 4 * N16M, "GB/s")
+WORKLOADS["pow_16M_scalar2"] = (make_pow_scalar(2), 2 * 4 * N16M, "GB/s")
+WORKLOADS["pow_16M_scalar"] = (make_pow_scalar(2.5), 2 * 4 * N16M, "GB/s")
+WORKLOADS["pow_16M_tensor"] = (make_pow_tensor, 3 * 4 * N16M, "GB/s")
+WORKLOADS["to_f16_16M"] = (make_copy("float16", "float32"), 6 * N16M, "GB/s")
+WORKLOADS["from_f16_16M"] = (make_copy("float32", "float16"), 6 * N16M, "GB/s")
+WORKLOADS["to_bf16_16M"] = (make_copy("bfloat16", "float32"), 6 * N16M, "GB/s")
+WORKLOADS["lerp_16M"] = (make_lerp, 3 * 4 * N16M, "GB/s")

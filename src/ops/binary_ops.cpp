@@ -103,6 +103,12 @@ Tensor binary_run(const BinaryDef& d, const char* name, const Tensor& out, const
       b.impl()->is_wrapped_number() && !b.is_meta()) {
     EMBER_CHECK(b.item().to_int() >= 0, RuntimeError, "Integers to negative integer powers are not allowed.");
   }
+  // A number for exponent (pow.Tensor_Scalar, float_power.Tensor_Scalar, x ** 2) takes the
+  // kernel's unary loop with PyTorch's fast paths (x * x for 2, sqrt for 0.5, ...); a tensor
+  // exponent, even a 0-dim one, takes pow, as in PyTorch.
+  const bool scalar_exp = bop == BinaryOp::Pow && b.dim() == 0 && b.impl()->is_wrapped_number() && !b.is_meta();
+  const Scalar alpha = scalar_exp ? b.item() : Scalar(1);
+  const BinaryOp kop = scalar_exp ? BinaryOp::PowScalar : bop;
   if (d.rule == Rule::Double) {
     // float_power computes in double (complex128 for complex operands); the output (self for
     // in-place) must have exactly that dtype.
@@ -112,9 +118,10 @@ Tensor binary_run(const BinaryDef& d, const char* name, const Tensor& out, const
                   " has dtype ", out.dtype(), " but the operation's result requires dtype ", want);
     }
     const Tensor a2 = a.dtype() == want ? a : a.to(want), b2 = b.dtype() == want ? b : b.to(want);
-    return run_pointwise(name, out, {a2, b2}, cfg, [](const ElementwiseIter& it) { cpu::binary_stub(it, BinaryOp::Pow, 1); });
+    return run_pointwise(name, out, {a2, b2}, cfg,
+                         [kop, &alpha](const ElementwiseIter& it) { cpu::binary_stub(it, kop, alpha); });
   }
-  return run_pointwise(name, out, {a, b}, cfg, [bop](const ElementwiseIter& it) { cpu::binary_stub(it, bop, 1); });
+  return run_pointwise(name, out, {a, b}, cfg, [kop, &alpha](const ElementwiseIter& it) { cpu::binary_stub(it, kop, alpha); });
 }
 
 std::string join(const char* name, const char* ov) {

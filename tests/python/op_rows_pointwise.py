@@ -89,6 +89,92 @@ def _specials(lib, a):
     return flat.reshape(a.shape)
 
 
+def _pow_base(lib, a):
+    """a (floating) with the bases where pow's fast paths differ from pow or from each other in
+    its first elements: NaN, +-inf, +-0.0, +-1 and negative values."""
+    if not a.is_floating_point() or a.numel() < 8:
+        return a
+    flat = a.flatten().clone()
+    for i, v in enumerate((float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1.0, -1.0, -2.5)):
+        flat[i] = v
+    return flat.reshape(a.shape)
+
+
+def _with_signbit(lib, r):
+    """r and its sign bits (so that -0.0 against 0.0 counts), for real results; not for NaN,
+    whose sign PyTorch's bfloat16 vector conversion sets."""
+    if r.is_complex():
+        return r
+    return r, lib.logical_and(lib.signbit(r), lib.logical_not(lib.isnan(r)))  # NaN's sign varies
+
+
+# Exponents that PyTorch's pow.Tensor_Scalar treats specially (fill, copy, sqrt, rsqrt,
+# reciprocal, x*x, x*x*x, 1/(x*x)), and a few that take the general pow.
+_POW_FAST_EXPONENTS = (0, 1, 2, 3, 0.5, -0.5, -1, -2, 2.0, 3.0, -1.0, -2.0, 0.0)
+_POW_GENERAL_EXPONENTS = (2.5, -1.5, 0.25, 7, 1e-3)
+
+
+def _pow_scalar_samples(exponents, ints_too=True):
+    def samples(dtype):
+        out = []
+        for e in exponents:
+            if dtype in INTEGRAL and not ints_too and isinstance(e, float):
+                continue  # an in-place integer result cannot take a float
+            if dtype in INTEGRAL + ("bool",) and isinstance(e, int) and e < 0:
+                continue  # integers to negative integer powers raise (an error row covers it)
+            out += [Sample([T((13,), -3, 3), e], name=f"exp={e!r}"),
+                     Sample([T((1027,), -3, 3, seed=2), e], name=f"exp={e!r}-vector-tail"),
+                     Sample([T((20, 6), -3, 3, noncontig=True), e], name=f"exp={e!r}-noncontig")]
+        return out
+    return samples
+
+
+# Conversion specials: NaN, infinities, signed zeros, the largest float16 (65504), values
+# that round to it or overflow to inf (65520 is the tie that rounds up), float16
+# subnormals (6e-8 is about its smallest, 2.9e-8 rounds to 0, 3e-8 up to the smallest),
+# ties to even (2049 -> 2048, 2051 -> 2052), float32 extremes and subnormals.
+_CONV_VALUES = (float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 65504.0, 65519.0, 65520.0, 1e6, -1e6,
+                6e-8, 3e-8, 2.9e-8, 1e-5, -1e-5, 2049.0, 2051.0, 3.4e38, 1e-40, 0.1, -1 / 3, 1.0009765625,
+                1.00048828125, 1.000732421875)
+
+
+def _conv_specials(lib, a):
+    if a.numel() < len(_CONV_VALUES):
+        return a
+    flat = a.flatten().clone()
+    # copied in from float64 (PyTorch refuses to store an overflowing number into a half)
+    flat[:len(_CONV_VALUES)].copy_(lib.tensor(_CONV_VALUES, dtype=lib.float64))
+    return flat.reshape(a.shape)
+
+
+def _conversions(lib, a):
+    if a.is_complex():
+        a = a.real
+    if a.is_floating_point():
+        a = _conv_specials(lib, a)
+    out = []
+    for d in (lib.float16, lib.bfloat16, lib.float32, lib.float64):
+        r = a.to(d)
+        out += [r, _with_signbit(lib, r.to(lib.float64))[1]]  # PyTorch 1.13 has no float16 signbit
+    # copy_ into an existing tensor, and into a strided one
+    o = lib.empty(a.shape, dtype=lib.float16 if a.dtype != lib.float16 else lib.float32)
+    o.copy_(a)
+    big = lib.zeros(a.shape + (2,), dtype=o.dtype)
+    big[..., 0].copy_(a)
+    return out + [o, big]
+
+
+def _pow_out(lib, a, e):
+    o = lib.empty(0, dtype=lib.pow(a, e).dtype)
+    lib.pow(a, e, out=o)
+    return o
+
+_EXACT = {"float16": (0, 0), "bfloat16": (0, 0), "float32": (0, 0), "float64": (0, 0)}
+# PyTorch's bfloat16 x ** -0.5 rounds once in its vector loop but rounds the square root
+# before dividing in its scalar one (short tensors and tails): one bfloat16 ulp apart.
+_EXACT_BUT_BF16_RSQRT = dict(_EXACT, bfloat16=(8e-3, 0))
+
+
 def _dtype_error(dtype, match="not implemented|not supported|only supported"):
     return lambda: [ErrorSample([T((2, 3), dtype=dtype)], {}, RuntimeError, match)]
 
@@ -293,6 +379,26 @@ ROWS += [
            tol={"float32": (1e-5, 1e-5), "bfloat16": (3e-2, 5e-2), "float16": (3e-3, 3e-3),
                 "complex64": (1e-5, 1e-5)}),
     OpInfo("pow_int", _fn("pow"), NUMBERS, lambda d: [Sample([T((9,), -3, 3), T((9,), -2, 4, seed=1)])]),
+    # The fast paths of a number exponent, bit for bit (signs of zero included).
+    OpInfo("pow_fast_paths", lambda lib, a, e: _with_signbit(lib, lib.pow(_pow_base(lib, a), e)), ALL_DTYPES,
+           _pow_scalar_samples(_POW_FAST_EXPONENTS), tol=_EXACT_BUT_BF16_RSQRT),
+    OpInfo("pow_fast_paths_out", lambda lib, a, e: _with_signbit(lib, _pow_out(lib, _pow_base(lib, a), e)),
+           ALL_DTYPES, _pow_scalar_samples(_POW_FAST_EXPONENTS), tol=_EXACT_BUT_BF16_RSQRT),
+    OpInfo("pow_operator_inplace", lambda lib, a, e: (_pow_base(lib, a) ** e, _pow_base(lib, a).pow_(e)),
+           NUMBERS, _pow_scalar_samples((2, 3, 0.5, -0.5, -1, -2, 2.5), ints_too=False),
+           tol=_EXACT_BUT_BF16_RSQRT),
+    OpInfo("pow_scalar_general", lambda lib, a, e: lib.pow(_pow_base(lib, a), e), ALL_DTYPES,
+           _pow_scalar_samples(_POW_GENERAL_EXPONENTS),
+           tol={"float32": (1e-5, 1e-5), "bfloat16": (3e-2, 5e-2), "float16": (3e-3, 3e-3),
+                "complex64": (1e-5, 1e-5)}),
+    OpInfo("float_power_fast_paths", lambda lib, a, e: _with_signbit(lib, lib.float_power(_pow_base(lib, a), e)),
+           ALL_DTYPES, _pow_scalar_samples(_POW_FAST_EXPONENTS), tol=_EXACT),
+    OpInfo("convert_16bit_floats", _conversions, ALL_DTYPES,
+           lambda d: [Sample([T((1027,), -70000, 70000)], name="vector-tail"),
+                      Sample([T((30, 40), -3, 3, noncontig=True)], name="noncontig"),
+                      Sample([T((300,), -1e-4, 1e-4)], name="subnormals"),
+                      Sample([T((5,))], name="short")],
+           tol=_EXACT),
     OpInfo("pow_scalar_base", lambda lib, b: (lib.pow(2, b), lib.pow(1.5, b)), ALL_DTYPES,
            lambda d: [Sample([T((5,), 0, 4)])], tol={"float32": (1e-5, 1e-5), "bfloat16": (3e-2, 5e-2)}),
     OpInfo("float_power", _fn("float_power"), ALL_DTYPES, _binary(low=0.5, high=3, low2=-2, high2=3)),
@@ -352,7 +458,9 @@ ROWS += [
                       Sample([T((0, 3)), T((3,), seed=1), 0.5])],
            lambda: [ErrorSample([T((2,)), T((2,), dtype="float64"), 0.5], {}, RuntimeError, "expected dtype"),
                     ErrorSample([T((2,)), T((2,)), T((2,), dtype="float64")], {}, RuntimeError, "expected dtype")],
-           tol={"bfloat16": (2e-2, 3e-2)}),
+           # float and double bit for bit (PyTorch's fused multiply-add); bfloat16 rounds a
+           # number weight to bfloat16 first, where PyTorch keeps it in float
+           tol={"bfloat16": (2e-2, 3e-2), "float32": (0, 0), "float64": (0, 0)}),
     OpInfo("lerp_inplace", lambda lib, a, b: a.clone().lerp_(b, 0.25), FLOAT_NO_HALF + COMPLEX,
            lambda d: [Sample([T((2, 3)), T((3,), seed=1)])]),
     OpInfo("addcmul", lambda lib, a, b, c, **k: lib.addcmul(a, b, c, **k),

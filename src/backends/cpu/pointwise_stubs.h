@@ -35,11 +35,13 @@ struct UnaryParams {
 };
 
 // Binary ops: out = a op b, inputs in the compute dtype (Add: a + alpha * b). ClampMin and
-// ClampMax are clamp with one tensor bound.
+// ClampMax are clamp with one tensor bound. PowScalar is pow with a number for exponent
+// (torch's pow.Tensor_Scalar): out = a ** alpha, with PyTorch's fast paths for exponents
+// 0, 1, 2, 3, 0.5, -0.5, -1 and -2; operand b (the exponent broadcast) is not read.
 #define EMBER_BINARY_OPS(X)                                                                        \
   X(Add) X(Mul) X(Div) X(DivTrunc) X(DivFloor) X(Maximum) X(Minimum) X(Remainder) X(Fmod) X(Pow)  \
   X(Atan2) X(Hypot) X(Fmax) X(Fmin) X(Copysign) X(Nextafter) X(LogAddExp) X(LogAddExp2) X(Xlogy)   \
-  X(BitAnd) X(BitOr) X(BitXor) X(Shl) X(Shr) X(ClampMin) X(ClampMax)
+  X(BitAnd) X(BitOr) X(BitXor) X(Shl) X(Shr) X(ClampMin) X(ClampMax) X(PowScalar)
 enum class BinaryOp : int { EMBER_BINARY_OPS(EMBER_ENUM_ENTRY) };
 
 // Comparisons and the logical ops: bool out, inputs in the compute dtype.

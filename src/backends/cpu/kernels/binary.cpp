@@ -2,7 +2,9 @@
 // remainder, fmod, pow), maximum/minimum and fmax/fmin, atan2, hypot, copysign, nextafter,
 // logaddexp(2), xlogy, the bitwise and shift ops, and clamp with one tensor bound. Inputs
 // arrive promoted to the compute dtype; each op is one scalar function, run through
-// binary_loops.h (vectorized by the compiler, 16-bit floats through float chunks).
+// binary_loops.h (vectorized by the compiler, 16-bit floats through float chunks). pow of
+// floats runs SLEEF's vector pow; pow with a number for exponent (PowScalar) is a unary
+// loop with PyTorch's fast paths (pow_scalar_typed).
 #include <cmath>
 #include <limits>
 
@@ -146,6 +148,104 @@ H nextafter16(H a, H b) {
   return H::from_bits(static_cast<uint16_t>(up ? a.bits + 1 : a.bits - 1));
 }
 
+// pow on floats and on this build's float vectors (SLEEF, 1 ulp), for the float chunks of
+// the 16-bit floats.
+struct PowFloat {
+  float operator()(float a, float b) const { return std::pow(a, b); }
+  vec::vf operator()(vec::vf a, vec::vf b) const { return vec::pow(a, b); }
+};
+
+// bfloat16 rounding of a float (and of each lane of a float vector), for the steps that
+// PyTorch rounds to bfloat16 in between (x * x * x is (x * x) rounded, times x).
+inline float round_bf16(float x) { return static_cast<float>(BFloat16(x)); }
+inline vec::vf round_bf16(vec::vf x) { return vec::bf16_to_float(vec::float_to_bf16(x)); }
+
+// x ** e for a number e (torch's pow.Tensor_Scalar), with PyTorch 1.13's special cases
+// (ATen/native/Pow.cpp and cpu/PowKernel.cpp): e == 0 gives 1 and e == 1 a copy for every
+// dtype; for float, double, bfloat16 and complex, e == 0.5, -0.5 and -1 are sqrt, 1 / sqrt
+// and 1 / x (so sqrt(-0.0) = -0.0 and sqrt(-inf) = nan, unlike pow), and e == 2, 3 and -2
+// are x * x, x * x * x and 1 / (x * x) (bfloat16 rounds each product, and compares the
+// exponent rounded to bfloat16, as PyTorch does); anything else is pow with the exponent
+// in the dtype (float for float32, rounded to float16 or bfloat16 for those). PyTorch has no
+// special cases for float16 (pow of the exponent rounded to float16): Ember takes the
+// same fast paths there but keeps pow's results for -0.0 and -inf, which are exact.
+// Integers stay exact (int_pow).
+template <typename T>
+void pow_scalar_typed(const ElementwiseIter& it, const Scalar& e) {
+  using M = opmath_t<T>;
+  constexpr bool is_int = std::is_integral_v<T>;
+  constexpr bool is_cplx = is_complex_v<T>;
+  if constexpr (is_int || is_cplx) {
+    if (e.equal(Scalar(0))) return apply<T>(it, [](M) { return M(1); }, NoVec{});
+    if (e.equal(Scalar(1))) return apply<T>(it, [](M x) { return x; }, NoVec{});
+  }
+  if constexpr (is_int) {
+    const T ex = e.to<T>();
+    return apply<T>(it, [ex](T a) { return int_pow<T>(a, ex); }, NoVec{});
+  } else if constexpr (is_cplx) {
+    if (e.equal(Scalar(0.5))) return apply<T>(it, [](M x) { return std::sqrt(x); }, NoVec{});
+    if (e.equal(Scalar(-0.5))) return apply<T>(it, [](M x) { return M(1) / std::sqrt(x); }, NoVec{});
+    if (e.equal(Scalar(-1))) return apply<T>(it, [](M x) { return M(1) / x; }, NoVec{});
+    if (e.equal(Scalar(2))) return apply<T>(it, [](M x) { return x * x; }, NoVec{});
+    if (e.equal(Scalar(3))) return apply<T>(it, [](M x) { return x * x * x; }, NoVec{});
+    if (e.equal(Scalar(-2))) return apply<T>(it, [](M x) { return M(1) / (x * x); }, NoVec{});
+    const M ex = e.to<M>();
+    return apply<T>(it, [ex](M x) { return std::pow(x, ex); }, NoVec{});
+  } else {
+    using V = std::conditional_t<std::is_same_v<M, double>, vec::vd, vec::vf>;
+    constexpr bool is_half = std::is_same_v<T, Half>;
+    constexpr bool is_bf16 = std::is_same_v<T, BFloat16>;
+    constexpr M inf = std::numeric_limits<M>::infinity();
+    auto sq = [](auto x) { return x * x; };
+    auto cube = [](auto x) {
+      if constexpr (is_bf16) return round_bf16(x * x) * x;
+      else return x * x * x;
+    };
+    auto rsq = [](auto x) {
+      if constexpr (is_bf16) return M(1) / round_bf16(x * x);
+      else return M(1) / (x * x);
+    };
+    auto recip = [](auto x) { return M(1) / x; };
+    if (e.equal(Scalar(0))) return apply<T>(it, [](M) { return M(1); }, [](V) { return V{} + M(1); });
+    if (e.equal(Scalar(1))) return apply<T>(it, [](M x) { return x; }, [](V x) { return x; });
+    // float16: pow's values at -0.0 (+0 and +inf) and -inf (+inf and +0).
+    auto sqrt_s = [](M x) {
+      if constexpr (is_half) return x == -inf ? inf : std::sqrt(x + M(0));
+      else return std::sqrt(x);
+    };
+    auto sqrt_v = [](V x) {
+      if constexpr (is_half) return x == -inf ? V{} + inf : vec::sqrt(x + M(0));
+      else return vec::sqrt(x);
+    };
+    auto rsqrt_s = [](M x) {
+      if constexpr (is_half) return x == -inf ? M(0) : M(1) / std::sqrt(x + M(0));
+      else return M(1) / std::sqrt(x);
+    };
+    auto rsqrt_v = [](V x) {
+      if constexpr (is_half) return x == -inf ? V{} : M(1) / vec::sqrt(x + M(0));
+      else return M(1) / vec::sqrt(x);
+    };
+    // PyTorch compares 0.5, -0.5 and -1 before rounding the exponent, 2, 3 and -2 after.
+    if constexpr (!is_half) {
+      if (e.equal(Scalar(0.5))) return apply<T>(it, sqrt_s, sqrt_v);
+      if (e.equal(Scalar(-0.5))) return apply<T>(it, rsqrt_s, rsqrt_v);
+      if (e.equal(Scalar(-1))) return apply<T>(it, recip, recip);
+    }
+    const M ex = is_reduced_float_v<T> ? static_cast<M>(e.to<T>()) : static_cast<M>(e.to<double>());
+    const double exd = is_reduced_float_v<T> ? static_cast<double>(ex) : e.to<double>();
+    if (exd == 2) return apply<T>(it, sq, sq);
+    if (exd == 3) return apply<T>(it, cube, cube);
+    if (exd == -2) return apply<T>(it, rsq, rsq);
+    if constexpr (is_half) {
+      if (exd == 0.5) return apply<T>(it, sqrt_s, sqrt_v);
+      if (exd == -0.5) return apply<T>(it, rsqrt_s, rsqrt_v);
+      if (exd == -1) return apply<T>(it, recip, recip);
+    }
+    return apply<T>(it, [ex](M x) { return static_cast<M>(std::pow(x, ex)); },
+                    [ex](V x) { return vec::pow(x, V{} + ex); }, kMathGrain);
+  }
+}
+
 template <typename T>
 void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s) {
   using M = opmath_t<T>;
@@ -200,8 +300,20 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
       }
       break;
     case BinaryOp::Pow:
-      if constexpr (is_int) return run([](T a, T b) { return int_pow<T>(a, b); });
-      else if constexpr (!is_bool) return run([](M a, M b) { return static_cast<M>(std::pow(a, b)); });
+      if constexpr (is_int) {
+        return run([](T a, T b) { return int_pow<T>(a, b); });
+      } else if constexpr (is_vec_float_v<T>) {
+        return for_each(it, [](char** d, const int64_t* s, int64_t n) {
+          vec_binary_run<T>(d, s, n, [](auto a, auto b) { return vec::pow(a, b); });
+        }, kMathGrain);
+      } else if constexpr (is_reduced_float_v<T>) {
+        return apply_n<T, 2>(it, PowFloat{}, kMathGrain);
+      } else if constexpr (!is_bool) {
+        return run([](M a, M b) { return static_cast<M>(std::pow(a, b)); });
+      }
+      break;
+    case BinaryOp::PowScalar:
+      if constexpr (!is_bool) return pow_scalar_typed<T>(it, alpha_s);
       break;
     case BinaryOp::Maximum:
     case BinaryOp::ClampMin:

@@ -11,10 +11,24 @@
 namespace ember::cpu {
 namespace EMBER_ISA_NAMESPACE {
 
-// f over the first m elements of float chunks in[0..N) into out.
+// f over the first m elements of float chunks in[0..N) into out. Functions that also take
+// float vectors (the math ops, which the compiler cannot vectorize) run on vectors, the
+// last partial vector on zero-padded copies.
 template <int N, typename F>
 inline void chunk_op(float* __restrict out, float (*in)[kChunk], int64_t m, const F& f) {
-  if constexpr (N == 2) {
+  if constexpr (N == 2 && std::is_invocable_v<const F&, vec::vf, vec::vf>) {
+    using vec::vf;
+    constexpr int W = vec::width<float>;
+    int64_t k = 0;
+    for (; k + W <= m; k += W) vec::store(out + k, f(vec::load<vf>(in[0] + k), vec::load<vf>(in[1] + k)));
+    if (k < m) {
+      alignas(64) float a[W] = {}, b[W] = {}, o[W];
+      std::memcpy(a, in[0] + k, static_cast<size_t>(m - k) * sizeof(float));
+      std::memcpy(b, in[1] + k, static_cast<size_t>(m - k) * sizeof(float));
+      vec::store(o, f(vec::load<vf>(a), vec::load<vf>(b)));
+      std::memcpy(out + k, o, static_cast<size_t>(m - k) * sizeof(float));
+    }
+  } else if constexpr (N == 2) {
     const float* __restrict a = in[0];
     const float* __restrict b = in[1];
     for (int64_t k = 0; k < m; ++k) out[k] = f(a[k], b[k]);
@@ -23,6 +37,43 @@ inline void chunk_op(float* __restrict out, float (*in)[kChunk], int64_t m, cons
     const float* __restrict b = in[1];
     const float* __restrict c = in[2];
     for (int64_t k = 0; k < m; ++k) out[k] = f(a[k], b[k], c[k]);
+  }
+}
+
+// out = vf(a, b) for float or double, on this build's vectors whatever the strides:
+// contiguous inputs are read in place, strided and broadcast ones gathered a chunk at a
+// time, and the last partial vector is computed on zero-padded copies, so every layout
+// gives the same bits. For the math ops (pow), whose scalar forms do not vectorize.
+template <typename T, typename VF>
+void vec_binary_run(char** d, const int64_t* s, int64_t n, const VF& vf) {
+  using V = vec::Vec<T>;
+  constexpr int W = vec::width<T>;
+  alignas(64) T buf[3][kChunk];
+  for (int64_t base = 0; base < n; base += kChunk) {
+    const int64_t m = std::min(kChunk, n - base);
+    const T* in[2];
+    for (int j = 0; j < 2; ++j) {
+      const char* p = d[j + 1] + base * s[j + 1];
+      if (s[j + 1] == static_cast<int64_t>(sizeof(T))) {
+        in[j] = reinterpret_cast<const T*>(p);
+      } else {
+        for (int64_t k = 0; k < m; ++k) buf[j][k] = load<T>(p + k * s[j + 1]);
+        in[j] = buf[j];
+      }
+    }
+    const bool direct = s[0] == static_cast<int64_t>(sizeof(T));
+    T* out = direct ? reinterpret_cast<T*>(d[0] + base * s[0]) : buf[2];
+    int64_t k = 0;
+    for (; k + W <= m; k += W) vec::store(out + k, vf(vec::load<V>(in[0] + k), vec::load<V>(in[1] + k)));
+    if (k < m) {
+      alignas(64) T a[W] = {}, b[W] = {}, o[W];
+      std::memcpy(a, in[0] + k, static_cast<size_t>(m - k) * sizeof(T));
+      std::memcpy(b, in[1] + k, static_cast<size_t>(m - k) * sizeof(T));
+      vec::store(o, vf(vec::load<V>(a), vec::load<V>(b)));
+      std::memcpy(out + k, o, static_cast<size_t>(m - k) * sizeof(T));
+    }
+    if (!direct)
+      for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(d[0] + (base + j) * s[0]) = buf[2][j];
   }
 }
 

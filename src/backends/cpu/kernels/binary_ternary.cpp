@@ -16,11 +16,31 @@ void isclose_kernel(const ElementwiseIter& it, double rtol, double atol, bool eq
 namespace EMBER_ISA_NAMESPACE {
 namespace {
 
-// PyTorch's lerp: from the nearer end, so that weight 1 gives `end` exactly.
+// PyTorch's lerp: from the nearer end, so that weight 1 gives `end` exactly. Real types
+// compute it as PyTorch's vector code does, with one fused multiply-add:
+// fma(w, end - self, self) for |w| < 0.5, else fma(w - 1, end - self, end).
 template <typename M>
 M lerp(M self, M end, M weight) {
-  using R = decltype(std::abs(weight));
-  return std::abs(weight) < R(0.5) ? self + weight * (end - self) : end - (end - self) * (M(1) - weight);
+  if constexpr (is_complex_v<M>) {
+    using R = decltype(std::abs(weight));
+    return std::abs(weight) < R(0.5) ? self + weight * (end - self) : end - (end - self) * (M(1) - weight);
+  } else {
+    const bool small = std::abs(weight) < M(0.5);
+    return std::fma(small ? weight : weight - M(1), end - self, small ? self : end);
+  }
+}
+
+// lerp of float or double runs: a scalar weight (stride 0) picks the formula once, which
+// leaves a branch-free loop that the compiler vectorizes.
+template <typename T>
+void lerp_real_run(char** d, const int64_t* s, int64_t n) {
+  if (s[3] == 0) {
+    const T w = load<T>(d[3]);
+    if (std::abs(w) < T(0.5)) return binary_loop<T, T, T>(d, s, n, [w](T a, T b) { return std::fma(w, b - a, a); });
+    const T c = w - T(1);
+    return binary_loop<T, T, T>(d, s, n, [c](T a, T b) { return std::fma(c, b - a, b); });
+  }
+  ternary_loop<T, T, T, T>(d, s, n, [](T a, T b, T w) { return lerp(a, b, w); });
 }
 
 template <typename T>
@@ -32,7 +52,8 @@ void ternary_typed(const ElementwiseIter& it, TernaryOp op, const Scalar& value_
   auto run = [&](auto f) { apply_n<T, 3>(it, f); };
   switch (op) {
     case TernaryOp::Lerp:
-      if constexpr (is_flt || is_cplx) return run([](M a, M b, M w) { return lerp(a, b, w); });
+      if constexpr (is_vec_float_v<T>) return for_each(it, [](char** d, const int64_t* s, int64_t n) { lerp_real_run<T>(d, s, n); });
+      else if constexpr (is_flt || is_cplx) return run([](M a, M b, M w) { return lerp(a, b, w); });
       break;
     case TernaryOp::Addcmul:
       if constexpr (is_bool) {
