@@ -122,10 +122,10 @@ def _repeats_a_write(name, args, kwargs):
     (PyTorch's) credits every write, so central differences cannot agree (PyTorch's
     gradcheck fails on such samples too). test_gradients still compares them with PyTorch."""
     base = name.removesuffix("_inplace")
-    target = _as_array(args[0])
     if base == "put" and not kwargs.get("accumulate", False):
-        written = _as_array(args[1]).reshape(-1, 1) % max(target.size, 1)
+        written = _as_array(args[1]).reshape(-1, 1) % max(_as_array(args[0]).size, 1)
     elif base == "index_copy":
+        target = _as_array(args[0])
         written = _as_array(args[2]).reshape(-1, 1) % (target.shape[args[1]] if target.ndim else 1)
     elif base == "scatter" and _as_array(args[2]).ndim > 0:
         index = _as_array(args[2])
