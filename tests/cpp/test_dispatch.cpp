@@ -12,7 +12,9 @@
 
 using namespace ember;
 
-namespace {
+// A named namespace: in the unity build this file is included into another, where a test
+// fixture from an anonymous namespace would draw -Wsubobject-linkage.
+namespace dispatch_test {
 
 using UnarySig = Tensor(const Tensor&);
 using CountSig = Tensor(int64_t);
@@ -126,7 +128,8 @@ class DispatchOrder : public ::testing::Test {
 
 std::vector<std::string> L(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }
 
-}  // namespace
+}  // namespace dispatch_test
+using namespace dispatch_test;
 
 // ---------------------------------------------------------------- key sets
 TEST(DispatchKeys, SetsAndPriorities) {
