@@ -26,9 +26,11 @@ struct NoVec {};
 template <typename T>
 constexpr bool is_vec_float_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-// Outputs larger than a last-level cache bypass it: they would not stay cached for the next
-// op anyway, and streaming stores save the read-for-ownership of every output line.
-constexpr int64_t kStreamBytes = int64_t(32) << 20;
+// Only outputs of 1 GiB and more bypass the cache with streaming stores. At 32 MB and more
+// (the earlier threshold) they made the 16M out= workloads slower on this project's VM, in
+// A/B runs of benchmarks/run.py: muladd_16M_out 0.93-0.95x -> 0.98-0.99x torch, exp_16M_out
+// 1.28-1.56x -> 1.72-1.95x, to_f16_16M 0.98x -> 1.03-1.42x; fresh outputs unchanged.
+constexpr int64_t kStreamBytes = int64_t(1) << 30;
 constexpr int64_t kChunk = 256;  // elements gathered per strided or converted block
 
 inline bool stream_output(const ElementwiseIter& it) {
