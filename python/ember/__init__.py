@@ -44,3 +44,4 @@ from ._shape import atleast_1d, atleast_2d, atleast_3d, meshgrid  # noqa: E402,F
 from . import _reduce_sort  # noqa: E402
 _reduce_sort.install(globals(), Tensor)
 
+from . import nn  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""torch.nn.init: in-place initialisers of parameters."""
