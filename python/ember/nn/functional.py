@@ -5,3 +5,4 @@ them torch.nn.functional's Python signatures where those differ (inplace= flags,
 strings, optional arguments)."""
 from .. import _C
 from ._functional_conv import *  # noqa: F401,F403
+from ._functional_loss import *  # noqa: F401,F403

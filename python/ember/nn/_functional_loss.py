@@ -1,0 +1,2 @@
+"""nn.functional losses (torch.nn.functional's signatures over the loss ops)."""
+__all__ = []
