@@ -126,6 +126,8 @@ from workloads_products import WORKLOADS as _PRODUCT_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_PRODUCT_WORKLOADS)
 from workloads_autograd import WORKLOADS as _AUTOGRAD_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_AUTOGRAD_WORKLOADS)
+from workloads_nn import WORKLOADS as _NN_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_NN_WORKLOADS)
 
 
 def copy_bandwidth():

@@ -193,3 +193,4 @@ ScalarType result_type(TensorList tensors);
 #include "ember/ops/shape.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/random.h"
+#include "ember/ops/nn.h"

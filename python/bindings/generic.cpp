@@ -599,7 +599,7 @@ void expose_ops(PyObject* m) {
   std::vector<std::string> order;
   for (const OpEntry* op : ops) {
     const std::string& name = op->schema().name;
-    if (name.empty() || name[0] == '_' || op->has_tag(Tag::Internal)) continue;
+    if (name.empty() || op->has_tag(Tag::Internal)) continue;
     auto [it, inserted] = groups.try_emplace(name);
     if (inserted) order.push_back(name);
     it->second.push_back(make_overload(*op));
@@ -614,7 +614,8 @@ void expose_ops(PyObject* m) {
                                return ov.op->has_tag(Tag::MethodOnly);
                              });
     const bool want_function = !method_only && !PyObject_HasAttrString(m, name.c_str());
-    const bool want_method = !PyDict_GetItemString(tensor_dict, name.c_str()) &&
+    // Private names (`_softmax_backward_data`) are ember._C functions, as torch._* are.
+    const bool want_method = name[0] != '_' && !PyDict_GetItemString(tensor_dict, name.c_str()) &&
                              std::any_of(ovs.begin(), ovs.end(), [](const Overload& ov) {
                                return has_self(ov) && !ov.op->has_tag(Tag::FunctionOnly);
                              });

@@ -17,6 +17,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  #
 from .autograd import (inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
                        is_inference_mode_enabled)
 from ._C import _is_inference as is_inference  # noqa: F401  (torch.is_inference)
+from ._C import _log_softmax_backward_data, _softmax_backward_data  # noqa: F401  (torch's private names)
 from .functional import chain_matmul, einsum, imag, real, tensordot  # noqa: F401
 
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@
 // `loop_shape` with per-operand byte strides.
 #pragma once
 
-#include "ember/ops.h"
+#include "ember/tensor.h"
 
 namespace ember {
 

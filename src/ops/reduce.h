@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ember/ops.h"
+#include "ember/tensor.h"
 
 namespace ember {
 

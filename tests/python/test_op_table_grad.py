@@ -137,10 +137,15 @@ def _repeats_a_write(name, args, kwargs):
     return len(np.unique(written, axis=0)) < len(written)
 
 
+# Rows whose gradients are not derivatives by design (embedding's padding_idx row gets none,
+# scale_grad_by_freq divides each row's by its index's count): compared with PyTorch only.
+_NOT_DERIVATIVES = {"embedding_padding_scale"}
+
+
 def _gradcheck_cases():
     for row in ROWS:
         for dtype in GRAD_DTYPES:
-            if dtype in row.dtypes:
+            if dtype in row.dtypes and row.name not in _NOT_DERIVATIVES:
                 yield pytest.param(row, dtype, id=f"{row.name}-{dtype}")
 
 

@@ -1,0 +1,122 @@
+"""nn.functional behaviour that the op table cannot compare value by value with PyTorch:
+random dropout masks (statistics, scaling, gradients, seeding), running statistics of
+batch and instance norm, implicit softmax dims, and the C++-side error paths."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+import ember.nn.functional as F
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+@pytest.mark.parametrize("name", ["dropout", "alpha_dropout"])
+def test_dropout_statistics_and_gradient(name):
+    ember.manual_seed(0)
+    x = ember.ones(200000, dtype=ember.float64).requires_grad_()
+    y = getattr(F, name)(x, 0.3, training=True)
+    v = _np(y)
+    if name == "dropout":
+        dropped = v == 0
+        assert abs(dropped.mean() - 0.3) < 0.01
+        np.testing.assert_allclose(v[~dropped], 1 / 0.7)
+        y.sum().backward()
+        np.testing.assert_allclose(_np(x.grad), np.where(dropped, 0, 1 / 0.7))
+    else:  # keeps zero mean and unit variance of standard normal input
+        ember.manual_seed(1)
+        z = ember.randn(200000, dtype=ember.float64)
+        w = _np(F.alpha_dropout(z, 0.3, training=True))
+        assert abs(w.mean()) < 0.02 and abs(w.std() - 1) < 0.02
+
+
+def test_dropout_seeded_and_inplace():
+    x = ember.randn(1000)
+    ember.manual_seed(5)
+    a = F.dropout(x, 0.5)
+    ember.manual_seed(5)
+    b = F.dropout(x.clone(), 0.5, inplace=True)
+    np.testing.assert_array_equal(_np(a), _np(b))
+    assert F.dropout(x, 0.5, training=False) is x
+
+
+def test_feature_dropout_zeroes_whole_channels():
+    ember.manual_seed(3)
+    x = ember.ones(64, 32, 5, 5)
+    y = _np(F.dropout2d(x, 0.5))
+    per_channel = y.reshape(64, 32, -1)
+    assert ((per_channel == 0).all(-1) | (per_channel == 2).all(-1)).all()
+    assert 0.4 < (per_channel[..., 0] == 0).mean() < 0.6
+
+
+def test_batch_norm_running_stats_match_torch():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 3, 4, 4)) * 3 + 1
+    stats = []
+    for lib in (ember, torch):
+        rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        for _ in range(3):
+            lib.nn.functional.batch_norm(lib.from_numpy(x.copy()), rm, rv, training=True, momentum=0.2)
+        stats.append((rm.numpy(), rv.numpy()))
+    np.testing.assert_allclose(stats[0][0], stats[1][0], rtol=1e-12)
+    np.testing.assert_allclose(stats[0][1], stats[1][1], rtol=1e-12)
+
+
+def test_instance_norm_running_stats_match_torch():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3, 10)) * 2 + 0.5
+    stats = []
+    for lib in (ember, torch):
+        rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        y = lib.nn.functional.instance_norm(lib.from_numpy(x.copy()), rm, rv, momentum=0.3)
+        stats.append((y.numpy(), rm.numpy(), rv.numpy()))
+    for e, t in zip(*stats):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+def test_softmax_implicit_dim_warns_like_torch():
+    x = np.random.default_rng(2).standard_normal((2, 3, 4)).astype(np.float32)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+        e = F.softmax(ember.from_numpy(x))
+    with pytest.warns(UserWarning):
+        t = torch.nn.functional.softmax(torch.from_numpy(x))
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+
+
+def test_softmax_double_backward_matches_torch():
+    rng = np.random.default_rng(3)
+    x0, w0 = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    grads = []
+    for lib in (ember, torch):
+        x = lib.from_numpy(x0.copy()).requires_grad_()
+        (g,) = lib.autograd.grad((lib.log_softmax(x, 1) * lib.from_numpy(w0)).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        grads.append(gg.detach().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+def test_layer_norm_meta_shapes():
+    x = ember.empty(4, 6, device="meta")
+    y = F.layer_norm(x, (6,))
+    assert y.shape == (4, 6) and y.device.type == "meta"
+    out, mean, rstd = ember.native_layer_norm(x, [6], None, None, 1e-5)
+    assert mean.shape == (4, 1) and rstd.shape == (4, 1)
+
+
+def test_batch_norm_training_backward_with_running_stats():
+    """The running statistics change in place during the forward; the backward must not
+    read them (a training step with momentum, twice)."""
+    rng = np.random.default_rng(4)
+    x0, w0, g0 = rng.standard_normal((4, 3, 5)), rng.standard_normal(3), rng.standard_normal((4, 3, 5))
+    out = []
+    for lib in (ember, torch):
+        rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        x = lib.from_numpy(x0.copy()).requires_grad_()
+        w = lib.from_numpy(w0.copy()).requires_grad_()
+        for _ in range(2):
+            lib.nn.functional.batch_norm(x, rm, rv, w, None, training=True).backward(lib.from_numpy(g0))
+        out.append([x.grad.numpy(), w.grad.numpy(), rm.numpy(), rv.numpy()])
+    for e, t in zip(*out):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
