@@ -163,8 +163,7 @@ class _BackwardHook:
         return tuple(out), index, needs
 
     def _on_input_grads(self, grads):
-        # Tensors that did not require grad get None, as PyTorch's non-differentiable outputs.
-        grads = [g if n else None for g, n in zip(grads, self.input_needs_grad)]
+        # Tensors that did not require grad get zeros here, as in PyTorch (materialized grads).
         if self.grad_outputs is None:  # gradient reached the input without passing the output
             return grads
         res = self._pack(self.input_index, grads, self.n_inputs)
@@ -182,7 +181,6 @@ class _BackwardHook:
         return [res[i] for i in self.input_index]
 
     def _on_output_grads(self, grads):
-        grads = [g if n else None for g, n in zip(grads, self.output_needs_grad)]
         self.grad_outputs = self._pack(self.output_index, grads, self.n_outputs)
         if self.input_index is None:  # no input requires grad: the hooks run from here
             grad_inputs = self._pack([], [], self.n_inputs)
