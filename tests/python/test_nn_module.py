@@ -701,6 +701,8 @@ HOOK_MODELS = {
     "linear_seq": lambda lib: lib.nn.Sequential(make_classes(lib)[0](3, 4), make_classes(lib)[1](),
                                                 make_classes(lib)[0](4, 2)).double(),
     "two_in_two_out": lambda lib: make_classes(lib)[3]().double(),
+    "linear": lambda lib: lib.nn.Linear(3, 2).double(),
+    "seq_linear": lambda lib: lib.nn.Sequential(lib.nn.Linear(3, 4), make_classes(lib)[1](), lib.nn.Linear(4, 2)).double(),
 }
 
 

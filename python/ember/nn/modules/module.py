@@ -16,8 +16,9 @@ from ..._C import Tensor
 from ...autograd import Function, no_grad
 from ..parameter import Parameter
 
-__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_hook", "Module", "RemovableHandle"]
+# Only Module reaches ember.nn (modules/__init__ star-imports this file), as in torch.nn; the
+# global hook functions are ember.nn.modules.module.register_module_*.
+__all__ = ["Module"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -115,7 +116,7 @@ def register_module_full_backward_hook(hook):
 
 
 # ---------------------------------------------------------------- full backward hooks
-class _BackwardHookFunction(Function):
+class BackwardHookFunction(Function):
     """Identity on a group of tensors; its backward hands their gradients to `hook`. One such
     node on the module's inputs and one on its outputs bracket the module's graph."""
 
@@ -148,14 +149,14 @@ class _BackwardHook:
         return tuple(res)
 
     def _wrap(self, args, on_grads):
-        """Passes the tensors of args through one _BackwardHookFunction; returns the new args,
+        """Passes the tensors of args through one BackwardHookFunction; returns the new args,
         the positions of the tensors and which of them require grad (None, None, None when
         none does or grad mode is off: then no node is made)."""
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         needs = [args[i].requires_grad for i in index]
         if not (any(needs) and _C._is_grad_enabled()):
             return args, None, None
-        new = _BackwardHookFunction.apply(on_grads, *[args[i] for i in index])
+        new = BackwardHookFunction.apply(on_grads, *[args[i] for i in index])
         out = list(args)
         for i, t, n in zip(index, new, needs):
             # Ember's Function marks every output as requiring grad; keep the inputs' flags.
