@@ -139,7 +139,6 @@ class _BackwardHook:
         self.grad_outputs = None
         self.n_inputs = self.n_outputs = -1
         self.input_index = self.output_index = None
-        self.input_needs_grad = self.output_needs_grad = None
 
     @staticmethod
     def _pack(indices, values, size):
@@ -149,19 +148,19 @@ class _BackwardHook:
         return tuple(res)
 
     def _wrap(self, args, on_grads):
-        """Passes the tensors of args through one BackwardHookFunction; returns the new args,
-        the positions of the tensors and which of them require grad (None, None, None when
-        none does or grad mode is off: then no node is made)."""
+        """Passes the tensors of args through one BackwardHookFunction; returns the new args
+        and the positions of the tensors (None when none requires grad or grad mode is off:
+        then no node is made)."""
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         needs = [args[i].requires_grad for i in index]
         if not (any(needs) and _C._is_grad_enabled()):
-            return args, None, None
+            return args, None
         new = BackwardHookFunction.apply(on_grads, *[args[i] for i in index])
         out = list(args)
         for i, t, n in zip(index, new, needs):
             # Ember's Function marks every output as requiring grad; keep the inputs' flags.
             out[i] = t if n else args[i]
-        return tuple(out), index, needs
+        return tuple(out), index
 
     def _on_input_grads(self, grads):
         # Tensors that did not require grad get zeros here, as in PyTorch (materialized grads).
@@ -194,14 +193,14 @@ class _BackwardHook:
         return grads
 
     def setup_input_hook(self, args):
-        res, self.input_index, self.input_needs_grad = self._wrap(args, self._on_input_grads)
+        res, self.input_index = self._wrap(args, self._on_input_grads)
         self.n_inputs = len(args)
         return res
 
     def setup_output_hook(self, result):
         is_tuple = isinstance(result, tuple)
         args = result if is_tuple else (result,)
-        res, self.output_index, self.output_needs_grad = self._wrap(args, self._on_output_grads)
+        res, self.output_index = self._wrap(args, self._on_output_grads)
         self.n_outputs = len(args)
         return res if is_tuple else res[0]
 
