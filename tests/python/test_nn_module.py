@@ -746,6 +746,15 @@ def test_forward_hooks_replace_input_and_output():
 
 
 def test_backward_hook_wrong_count_and_global_hooks():
+    names = []
+    for lib in (torch, ember):
+        m = lib.nn.Flatten(0)
+        m.register_full_backward_hook(lambda *a: None)
+        fn = m(lib.ones(2, 2, requires_grad=True)).grad_fn
+        names.append(type(fn).__name__ if lib is torch else fn.name())  # torch's custom nodes lack name()
+        with lib.no_grad():  # no node without grad mode
+            assert m(lib.ones(2, 2, requires_grad=True)).grad_fn is None
+    assert names == ["BackwardHookFunctionBackward"] * 2
     m = make_classes(ember)[0](3, 2)
     m.register_full_backward_hook(lambda mod, gin, gout: (gin[0], gin[0]))
     with pytest.raises(RuntimeError, match="invalid number of grad_input, got 2, but expected 1"):
