@@ -152,7 +152,7 @@ int64_t check_batch_norm(const Tensor& input, const OptTensor& weight, const Opt
   check_floating("batch_norm", input);
   const int64_t channels = input.size(1);
   const std::pair<const OptTensor*, const char*> params[] = {
-      {&weight, "weight"}, {&bias, "bias"}, {&running_mean, "running_mean"}, {&running_var, "running_var"}};
+      {&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}};
   for (const auto& [p, name] : params)
     EMBER_CHECK(!has(*p) || (*p)->numel() == channels, RuntimeError, name, " should contain ", channels,
                 " elements not ", (*p)->numel());
@@ -248,7 +248,11 @@ Tensor3 native_batch_norm_k(const Tensor& input, const OptTensor& weight, const 
 Tensor3 batch_norm_backward_k(const Tensor& grad_out, const Tensor& input, const OptTensor& weight,
                               const OptTensor& running_mean, const OptTensor& running_var, const OptTensor& save_mean,
                               const OptTensor& save_invstd, bool train, double eps) {
-  const int64_t channels = check_batch_norm(input, weight, std::nullopt, running_mean, running_var, train);
+  const int64_t channels = input.dim() >= 2 ? input.size(1) : 0;
+  const bool saved = has(save_mean) && has(save_invstd) && save_mean->numel() == channels &&
+                     save_invstd->numel() == channels;
+  // With the statistics of the forward at hand, the running ones are not needed.
+  check_batch_norm(input, weight, std::nullopt, running_mean, running_var, train || saved);
   EMBER_CHECK(grad_out.sizes() == input.sizes(), RuntimeError, "native_batch_norm_backward(): grad_out of shape ",
               grad_out.sizes(), " does not match input of shape ", input.sizes());
   const Tensor x = input.contiguous();
@@ -261,8 +265,6 @@ Tensor3 batch_norm_backward_k(const Tensor& grad_out, const Tensor& input, const
   Tensor db = empty({channels}, popts);
   if (x.is_meta()) return {dx, dw, db};
   std::vector<double> mean, invstd;
-  const bool saved = has(save_mean) && has(save_invstd) && save_mean->numel() == channels &&
-                     save_invstd->numel() == channels;
   if (saved) {
     mean = doubles(*save_mean);
     invstd = doubles(*save_invstd);

@@ -291,9 +291,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """Scales the rows of weight that input refers to down to norm max_norm, in place."""
+    from .. import unique
     from ..autograd import no_grad
     with no_grad():
-        rows = _C.unique(input.reshape(-1))
+        rows = unique(input.reshape(-1))
         norms = weight.index_select(0, rows).norm(norm_type, 1)
         scale = (max_norm / (norms + 1e-7)).clamp_max(1.0)
         weight.index_copy_(0, rows, weight.index_select(0, rows) * scale.unsqueeze(1))

@@ -1,0 +1,162 @@
+"""The layers of ember.nn (activations, normalization, dropout, embeddings) against
+torch.nn's: the same constructor arguments and weights, then outputs, parameter and input
+gradients, buffers (running statistics) and repr, in train and eval modes."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+import ember.nn as nn
+
+RNG = np.random.default_rng(0)
+
+
+def _copy_params(e_mod, t_mod):
+    """torch's parameters and buffers into the ember layer (same names)."""
+    for name, t in list(t_mod.named_parameters()) + list(t_mod.named_buffers()):
+        target = e_mod.get_parameter(name) if "." not in name and name in dict(e_mod.named_parameters()) else None
+        src = ember.from_numpy(t.detach().numpy().copy())
+        with ember.no_grad():
+            (target if target is not None else dict(e_mod.named_buffers())[name]).copy_(src)
+
+
+def _compare(e_mod, t_mod, shape, train=True, dtype=np.float64, input_grad=True, steps=1):
+    _copy_params(e_mod, t_mod)
+    e_mod.train(train)
+    t_mod.train(train)
+    x0 = RNG.standard_normal(shape).astype(dtype) * 2 + 0.5
+    g0 = None
+    for _ in range(steps):
+        xe = ember.from_numpy(x0.copy()).requires_grad_(input_grad)
+        xt = torch.from_numpy(x0.copy()).requires_grad_(input_grad)
+        ye, yt = e_mod(xe), t_mod(xt)
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-7, atol=1e-9)
+        if input_grad:
+            if g0 is None:
+                g0 = RNG.standard_normal(tuple(yt.shape)).astype(dtype)
+            ye.backward(ember.from_numpy(g0.copy()))
+            yt.backward(torch.from_numpy(g0.copy()))
+            np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-7, atol=1e-9)
+    for (n, pe), (_, pt) in zip(e_mod.named_parameters(), t_mod.named_parameters()):
+        if pt.grad is not None:
+            np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=1e-7, atol=1e-9, err_msg=n)
+    for (n, be), (_, bt) in zip(e_mod.named_buffers(), t_mod.named_buffers()):
+        np.testing.assert_allclose(be.numpy(), bt.numpy(), rtol=1e-10, err_msg=n)
+    assert repr(e_mod) == repr(t_mod)
+
+
+ACTIVATIONS = [
+    ("ReLU", ()), ("ReLU6", ()), ("GELU", ()), ("GELU", ("tanh",)), ("SiLU", ()), ("Mish", ()), ("Softplus", (2, 5)),
+    ("Softsign", ()), ("Hardtanh", (-2.0, 3.0)), ("Hardsigmoid", ()), ("Hardswish", ()), ("ELU", (0.5,)),
+    ("SELU", ()), ("CELU", (2.0,)), ("LeakyReLU", (0.2,)), ("Sigmoid", ()), ("Tanh", ()), ("LogSigmoid", ()),
+    ("Tanhshrink", ()), ("Softshrink", (1.0,)), ("Hardshrink", (1.0,)), ("Threshold", (0.5, -1.0)), ("GLU", ()),
+    ("Softmax", (1,)), ("LogSoftmax", (1,)), ("Softmin", (0,)), ("Softmax2d", ()), ("PReLU", ()), ("PReLU", (3,)),
+    ("RReLU", (0.1, 0.3)),
+]
+
+
+@pytest.mark.parametrize("name,args", ACTIVATIONS, ids=[f"{n}{a}" for n, a in ACTIVATIONS])
+def test_activation_layers(name, args):
+    shape = (2, 3, 4, 4) if name == "Softmax2d" else (4, 3, 6)
+    # RReLU draws random slopes when training: compared in eval mode.
+    _compare(getattr(nn, name)(*args).double(), getattr(torch.nn, name)(*args).double(), shape,
+             train=name != "RReLU")
+
+
+@pytest.mark.parametrize("inplace_layer", ["ReLU", "ELU", "LeakyReLU", "Hardtanh", "SiLU", "Threshold"])
+def test_inplace_activation_layers(inplace_layer):
+    args = (0.5, -1.0) if inplace_layer == "Threshold" else ()
+    e, t = getattr(nn, inplace_layer)(*args, inplace=True), getattr(torch.nn, inplace_layer)(*args, inplace=True)
+    x0 = RNG.standard_normal((3, 5))
+    xe, xt = ember.from_numpy(x0.copy()), torch.from_numpy(x0.copy())
+    e(xe), t(xt)
+    np.testing.assert_allclose(xe.numpy(), xt.numpy(), rtol=1e-12)
+    assert repr(e) == repr(t)
+
+
+NORMS = [
+    ("LayerNorm", ((6,),), (4, 5, 6)), ("LayerNorm", ((5, 6),), (4, 5, 6)),
+    ("LayerNorm", (6,), (4, 6), {"elementwise_affine": False}),
+    ("GroupNorm", (2, 6), (4, 6, 5)), ("GroupNorm", (3, 6), (4, 6, 2, 3), {"affine": False}),
+    ("LocalResponseNorm", (3,), (2, 5, 4)),
+    ("BatchNorm1d", (3,), (8, 3)), ("BatchNorm1d", (3,), (8, 3, 5)), ("BatchNorm2d", (3,), (4, 3, 5, 5)),
+    ("BatchNorm3d", (2,), (3, 2, 3, 3, 3)), ("BatchNorm2d", (3,), (4, 3, 2, 2), {"momentum": None}),
+    ("BatchNorm1d", (3,), (8, 3), {"affine": False, "track_running_stats": False}),
+    ("InstanceNorm1d", (3,), (4, 3, 7)), ("InstanceNorm2d", (3,), (4, 3, 5, 5), {"affine": True}),
+    ("InstanceNorm1d", (3,), (4, 3, 7), {"track_running_stats": True}), ("InstanceNorm3d", (2,), (2, 2, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("train", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("spec", NORMS, ids=[f"{s[0]}{s[1]}{s[3] if len(s) > 3 else ''}" for s in NORMS])
+def test_normalization_layers(spec, train):
+    name, args, shape = spec[:3]
+    kwargs = spec[3] if len(spec) > 3 else {}
+    e = getattr(nn, name)(*args, **kwargs).double()
+    t = getattr(torch.nn, name)(*args, **kwargs).double()
+    # parameters other than the initial ones, so that a swapped weight and bias would show
+    with torch.no_grad():
+        for p in t.parameters():
+            p.copy_(torch.from_numpy(RNG.standard_normal(tuple(p.shape))))
+    _compare(e, t, shape, train=train, steps=2)
+
+
+def test_batch_norm_layer_errors():
+    with pytest.raises(ValueError, match="expected 4D input"):
+        nn.BatchNorm2d(3)(ember.zeros(2, 3))
+    with pytest.raises(RuntimeError, match="running_mean should contain 3 elements not 4"):
+        nn.BatchNorm1d(4)(ember.zeros(2, 3))
+    with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
+        nn.GroupNorm(4, 6)
+
+
+@pytest.mark.parametrize("name", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                                  "FeatureAlphaDropout"])
+def test_dropout_layers(name):
+    shape = {"Dropout1d": (4, 3, 5), "Dropout3d": (2, 3, 2, 2, 2)}.get(name, (4, 3, 5, 5))
+    e, t = getattr(nn, name)(0.3), getattr(torch.nn, name)(0.3)
+    assert repr(e) == repr(t)
+    _compare(e, t, shape, train=False)
+    e.train()
+    x = ember.ones(*shape)
+    y = e(x).numpy()
+    assert (y != 1).any() and y.shape == shape
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        getattr(nn, name)(1.5)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 1}, {"padding_idx": -2}, {"max_norm": 1.0},
+                                    {"scale_grad_by_freq": True}])
+def test_embedding_layer(kwargs):
+    e, t = nn.Embedding(10, 4, **kwargs).double(), torch.nn.Embedding(10, 4, **kwargs).double()
+    _copy_params(e, t)
+    idx = RNG.integers(0, 10, (3, 5))
+    ye, yt = e(ember.from_numpy(idx)), t(torch.from_numpy(idx))
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12)
+    g = RNG.standard_normal((3, 5, 4))
+    ye.backward(ember.from_numpy(g)), yt.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(e.weight.grad.numpy(), t.weight.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(e.weight.detach().numpy(), t.weight.detach().numpy(), rtol=1e-6)  # max_norm renorm
+    assert repr(e) == repr(t)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_layer(mode):
+    e, t = nn.EmbeddingBag(10, 3, mode=mode).double(), torch.nn.EmbeddingBag(10, 3, mode=mode).double()
+    _copy_params(e, t)
+    idx, off = RNG.integers(0, 10, 9), np.array([0, 2, 2, 7])
+    ye = e(ember.from_numpy(idx), ember.from_numpy(off))
+    yt = t(torch.from_numpy(idx), torch.from_numpy(off))
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12)
+    g = RNG.standard_normal((4, 3))
+    ye.backward(ember.from_numpy(g)), yt.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(e.weight.grad.numpy(), t.weight.grad.numpy(), rtol=1e-12)
+    assert repr(e) == repr(t)
+
+
+def test_embedding_from_pretrained():
+    w = RNG.standard_normal((5, 2))
+    e = nn.Embedding.from_pretrained(ember.from_numpy(w.copy()))
+    t = torch.nn.Embedding.from_pretrained(torch.from_numpy(w.copy()))
+    assert e.weight.requires_grad == t.weight.requires_grad is False
+    np.testing.assert_array_equal(e(ember.tensor([1, 3])).numpy(), t(torch.tensor([1, 3])).numpy())
