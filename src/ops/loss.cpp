@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "ember/autograd.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
 #include "ember/ops/loss.h"
@@ -35,6 +36,15 @@ void check_floating(const char* kernel, ScalarType dt) {
 bool has_values(const Tensor& t) { return !t.is_meta() && t.numel() > 0; }
 
 bool any_true(const Tensor& mask) { return any(mask).item<bool>(); }
+
+// Torch has no derivative for some arguments (class weights, soft_margin's target) and
+// refuses them when they require grad; so does Ember, with torch's message.
+void check_not_differentiable(const char* fn, const char* arg, const Tensor* t) {
+  EMBER_CHECK(!(t && t->defined() && autograd::GradMode::is_enabled() && autograd::requires_grad(*t)), RuntimeError,
+              "The function '", fn, "' is not differentiable with respect to argument '", arg,
+              "'. This input cannot have requires_grad True.");
+}
+const Tensor* opt(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
 
 Tensor one_minus(const Tensor& t) { return sub(wrapped_scalar(Scalar(int64_t{1})), t); }
 
@@ -154,6 +164,7 @@ Tensor nll_loss_composite(const Tensor& self, const Tensor& target, const std::o
   check_reduction(reduction);
   const auto [class_dim, n_classes] = check_nll_shapes(self, target, weight_opt);
   check_floating("nll_loss_out_frame", self.dtype());
+  check_not_differentiable("nll_loss_forward", "weight", opt(weight_opt));
   const Tensor t = class_targets("nll_loss", target);
   const bool masked = check_class_range(t, n_classes, ignore_index);
   const bool weighted = weight_opt && weight_opt->defined();
@@ -251,6 +262,7 @@ Tensor cross_entropy_label_smoothing(const Tensor& self, const Tensor& target, c
 Tensor cross_entropy_loss_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                     int64_t reduction, int64_t ignore_index, double label_smoothing) {
   check_reduction(reduction);
+  check_floating("log_softmax", self.dtype());
   if (self.sizes().equals(target.sizes())) {
     // Same shapes: class probabilities.
     EMBER_CHECK(is_floating_point(target.dtype()), RuntimeError,
@@ -273,15 +285,20 @@ Tensor binary_cross_entropy_composite(const Tensor& self, const Tensor& target, 
                                       int64_t reduction) {
   check_reduction(reduction);
   check_floating("binary_cross_entropy", self.dtype());
+  check_not_differentiable("binary_cross_entropy", "weight", opt(weight));
   EMBER_CHECK(self.sizes().equals(target.sizes()), ValueError, "Using a target size (", target.sizes(),
               ") that is different to the input size (", self.sizes(), ") is deprecated. Please ensure they have "
               "the same size.");
   if (has_values(self))
     EMBER_CHECK(!any_true(logical_or(lt(self, Scalar(0)), gt(self, Scalar(1)))), RuntimeError,
                 "all elements of input should be between 0 and 1");
-  // -(y log x + (1 - y) log(1 - x)) with both logs clamped at -100, as torch does.
-  const Tensor log_x = clamp_min(log(self), Scalar(-100));
-  const Tensor log_1mx = clamp_min(log1p(neg(self)), Scalar(-100));
+  // -(y log x + (1 - y) log(1 - x)) with both logs clamped at -100, as torch does. Where x is
+  // 0 or 1 the log's argument is replaced first, so that the gradient there is 0, not NaN
+  // (torch's formula gives (x - y) / 1e-12 there).
+  const Tensor x_pos = gt(self, Scalar(0)), x_lt1 = lt(self, Scalar(1));
+  const Tensor log_x = where(x_pos, clamp_min(log(where(x_pos, self, Scalar(1))), Scalar(-100)), Scalar(-100));
+  const Tensor log_1mx =
+      where(x_lt1, clamp_min(log1p(neg(where(x_lt1, self, Scalar(0)))), Scalar(-100)), Scalar(-100));
   Tensor loss = sub(mul(sub(target, Scalar(1)), log_1mx), mul(target, log_x));
   if (weight && weight->defined()) loss = mul(loss, *weight);
   EMBER_CHECK(loss.sizes().equals(self.sizes()), RuntimeError, "binary_cross_entropy: weight of shape ",
@@ -294,6 +311,8 @@ Tensor binary_cross_entropy_with_logits_composite(const Tensor& self, const Tens
                                                   const std::optional<Tensor>& pos_weight, int64_t reduction) {
   check_reduction(reduction);
   check_floating("binary_cross_entropy_with_logits", self.dtype());
+  check_not_differentiable("binary_cross_entropy_with_logits", "weight", opt(weight));
+  check_not_differentiable("binary_cross_entropy_with_logits", "pos_weight", opt(pos_weight));
   EMBER_CHECK(self.sizes().equals(target.sizes()), ValueError, "Target size (", target.sizes(),
               ") must be the same as input size (", self.sizes(), ")");
   // log(1 + exp(-x)) computed as m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0), which
@@ -322,8 +341,15 @@ Tensor kl_div_composite(const Tensor& self, const Tensor& target, int64_t reduct
 
 Tensor soft_margin_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction) {
   check_reduction(reduction);
-  check_floating("soft_margin_loss", result_type(self, target));
-  return apply_reduction(log1p(exp(neg(mul(self, target)))), reduction);
+  const ScalarType dt = result_type(self, target);
+  EMBER_CHECK(is_floating_point(dt) || is_complex(dt), RuntimeError, "\"soft_margin_loss\" not implemented for '", dt,
+              "'");
+  check_not_differentiable("soft_margin_loss", "target", &target);
+  EMBER_CHECK(!(is_complex(dt) && autograd::GradMode::is_enabled() && autograd::requires_grad(self)), RuntimeError,
+              "soft_margin_loss does not support automatic differentiation for outputs with complex dtype.");
+  const Tensor e = exp(neg(mul(self, target)));
+  // log1p has no complex kernel (as in torch 1.13, whose complex log1p is log(1 + x) too).
+  return apply_reduction(is_complex(dt) ? log(add(e, Scalar(1))) : log1p(e), reduction);
 }
 
 // ---------------------------------------------------------------- margins
@@ -445,6 +471,7 @@ Tensor multi_margin_loss_composite(const Tensor& self, const Tensor& target, con
   EMBER_CHECK(!weighted || (weight->dim() <= 1 && weight->numel() == dim), RuntimeError,
               "inconsistent weight size, expected ", dim, " but got ", weighted ? weight->sizes() : IntArrayRef());
   check_floating("multi_margin_loss_cpu_kernel", self.dtype());
+  check_not_differentiable("multi_margin_loss", "weight", opt(weight));
   EMBER_CHECK(target.dtype() == kInt64, RuntimeError, "multi_margin_loss: expected scalar type Long but found ",
               target.dtype());
   const Tensor x = self.reshape({nframe, dim});

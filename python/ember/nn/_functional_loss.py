@@ -76,31 +76,38 @@ def _infer_size(a, b):
     return tuple(out)
 
 
+def _broadcast(input, target):
+    if input.size() == target.size():
+        return input, target
+    shape = _infer_size(tuple(input.size()), tuple(target.size()))  # torch's message on a mismatch
+    return input.expand(shape), target.expand(shape)
+
+
 # ---------------------------------------------------------------- regression
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     _warn_size(input, target)
     red = _reduction_enum(size_average, reduce, reduction)
-    expanded_input, expanded_target = _C.broadcast_tensors([input, target])
+    expanded_input, expanded_target = _broadcast(input, target)
     return _C.l1_loss(expanded_input, expanded_target, red)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     _warn_size(input, target)
     red = _reduction_enum(size_average, reduce, reduction)
-    expanded_input, expanded_target = _C.broadcast_tensors([input, target])
+    expanded_input, expanded_target = _broadcast(input, target)
     return _C.mse_loss(expanded_input, expanded_target, red)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _warn_size(input, target)
     red = _reduction_enum(size_average, reduce, reduction)
-    expanded_input, expanded_target = _C.broadcast_tensors([input, target])
+    expanded_input, expanded_target = _broadcast(input, target)
     return _C.smooth_l1_loss(expanded_input, expanded_target, red, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     _warn_size(input, target)
-    expanded_input, expanded_target = _C.broadcast_tensors([input, target])
+    expanded_input, expanded_target = _broadcast(input, target)
     return _C.huber_loss(expanded_input, expanded_target, _get_enum(reduction), delta)
 
 
@@ -195,6 +202,8 @@ def _logsigmoid(x):
     f = getattr(_C, "log_sigmoid", None) or getattr(_C, "logsigmoid", None)
     if f is not None:
         return f(x)
+    if not x.is_floating_point():
+        raise RuntimeError('"log_sigmoid_cpu" not implemented for \'{}\''.format(str(x.dtype).split(".")[-1]))
     return -((-x).clamp_min(0) + (-x.abs()).exp().log1p())
 
 
@@ -267,10 +276,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                                       reduction="mean"):
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
-    if not (a_dim == p_dim and p_dim == n_dim):
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
     if distance_function is None:
         distance_function = _pairwise_distance
     dist_pos = distance_function(anchor, positive)
