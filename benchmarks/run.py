@@ -118,6 +118,8 @@ from workloads_indexing import WORKLOADS as _INDEXING_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_INDEXING_WORKLOADS)
 from workloads_reduce import WORKLOADS as _REDUCE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_REDUCE_WORKLOADS)
+from workloads_loss import WORKLOADS as _LOSS_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_LOSS_WORKLOADS)
 from workloads_pointwise import WORKLOADS as _POINTWISE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_POINTWISE_WORKLOADS)
 from workloads_random import WORKLOADS as _RANDOM_WORKLOADS  # noqa: E402

@@ -54,8 +54,16 @@ Tensor log_softmax_of(const Tensor& x, int64_t dim) { return sub(x, logsumexp(x,
 // ---------------------------------------------------------------- regression
 Tensor mse_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction) {
   check_reduction(reduction);
-  check_floating("mse_cpu", result_type(self, target));
+  const ScalarType dt = result_type(self, target);
+  check_floating("mse_cpu", dt);
   const Tensor d = sub(self, target);
+  // Reduced: the sum of squares as a dot product (one read of d, by BLAS) when d is one
+  // contiguous float/double block; else squares, then their mean or sum.
+  if (reduction != Reduction::None && (dt == kFloat || dt == kDouble) && d.is_contiguous() && !d.is_meta()) {
+    const Tensor flat = d.reshape({-1});
+    const Tensor ss = dot(flat, flat);
+    return reduction == Reduction::Sum ? ss : div(ss, Scalar(d.numel()));
+  }
   return apply_reduction(mul(d, d), reduction);
 }
 
@@ -315,16 +323,18 @@ Tensor binary_cross_entropy_with_logits_composite(const Tensor& self, const Tens
   check_not_differentiable("binary_cross_entropy_with_logits", "pos_weight", opt(pos_weight));
   EMBER_CHECK(self.sizes().equals(target.sizes()), ValueError, "Target size (", target.sizes(),
               ") must be the same as input size (", self.sizes(), ")");
-  // log(1 + exp(-x)) computed as m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0), which
-  // neither overflows nor loses the small values.
-  const Tensor m = clamp_min(neg(self), Scalar(0));
-  const Tensor softplus_neg = add(log(add(exp(neg(m)), exp(sub(neg(self), m)))), m);
+  // log(1 + exp(-x)) as torch computes it, m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0):
+  // no overflow, and the right gradient at x = 0 (-1/2) whichever side clamp_min's takes.
+  const Tensor neg_x = neg(self);
+  const Tensor m = clamp_min(neg_x, Scalar(0));
+  const Tensor softplus_neg = add(log(add(exp(neg(m)), exp(sub(neg_x, m)))), m);
+  // loss = (1 - t) * x + (1 + (pos_weight - 1) * t) * log(1 + exp(-x))
   Tensor loss;
   if (pos_weight && pos_weight->defined()) {
     const Tensor log_weight = add(mul(sub(*pos_weight, Scalar(1)), target), Scalar(1));
-    loss = add(mul(one_minus(target), self), mul(log_weight, softplus_neg));
+    loss = addcmul(mul(log_weight, softplus_neg), one_minus(target), self);
   } else {
-    loss = add(mul(one_minus(target), self), softplus_neg);
+    loss = addcmul(softplus_neg, one_minus(target), self);
   }
   if (weight && weight->defined()) loss = mul(loss, *weight);
   return apply_reduction(loss, reduction);
