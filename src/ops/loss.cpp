@@ -596,15 +596,21 @@ Tensor ctc_loss_impl(const Tensor& log_probs_in, const Tensor& targets_in, IntAr
   } else {
     // Emissions [T, N, S] = log_probs at each state's label, one gather for all steps.
     const Tensor em = gather(lp, 2, ext.unsqueeze(0).expand({T, N, S}));
-    const Tensor lowest = full({N, 2}, Scalar(kLogZero), TensorOptions(lp.dtype()).device(lp.device()));
+    const TensorOptions fopt = TensorOptions(lp.dtype()).device(lp.device());
+    const Tensor lowest = full({N, 2}, Scalar(kLogZero), fopt);
+    // Added to the state two back: 0 where that transition exists, log(0) elsewhere.
+    const Tensor skip_penalty = where(skip, Scalar(0.0), Scalar(kLogZero)).to(lp.dtype());
+    // active[t, n]: step t is inside sample n's input.
+    const Tensor active = lt(arange(Scalar(T), lopt).unsqueeze(1), il).unsqueeze(2);  // [T, N, 1]
     Tensor alpha = where(lt(s_idx, minimum(sl, full({N, 1}, Scalar(2), lopt))), em.select(0, 0), Scalar(kLogZero));
     for (int64_t t = 1; t < T; ++t) {
-      const Tensor a2 = cat({lowest.narrow(1, 0, 1), alpha.narrow(1, 0, S - 1)}, 1);
-      Tensor a3 = S >= 3 ? cat({lowest, alpha.narrow(1, 0, S - 2)}, 1) : lowest.narrow(1, 0, S);
-      a3 = where(skip, a3, Scalar(kLogZero));
-      const Tensor next = add(logsumexp(stack({alpha, a2, a3}, 0), DimVector{0}), em.select(0, t));
+      // alpha shifted right by one and two states, as views of one padded copy.
+      const Tensor padded_alpha = cat({lowest, alpha}, 1);
+      const Tensor from_prev = padded_alpha.narrow(1, 1, S);
+      const Tensor from_skip = add(padded_alpha.narrow(1, 0, S), skip_penalty);
+      const Tensor next = add(logsumexp(stack({alpha, from_prev, from_skip}, 0), DimVector{0}), em.select(0, t));
       // Samples whose input ended keep their last alpha.
-      alpha = where(gt(il, Scalar(t)).unsqueeze(1), next, alpha);
+      alpha = where(active.select(0, t), next, alpha);
     }
     // End in the last blank or the last label.
     const Tensor last = gather(alpha, 1, sub(sl, Scalar(1)));
