@@ -48,8 +48,7 @@ const Tensor* opt(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
 
 Tensor one_minus(const Tensor& t) { return sub(wrapped_scalar(Scalar(int64_t{1})), t); }
 
-// TODO(nn-loss): ember::log_softmax once it lands on main.
-Tensor log_softmax_of(const Tensor& x, int64_t dim) { return sub(x, logsumexp(x, DimVector{dim}, true)); }
+Tensor log_softmax_of(const Tensor& x, int64_t dim) { return log_softmax(x, dim); }
 
 // ---------------------------------------------------------------- regression
 Tensor mse_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction) {
@@ -659,154 +658,153 @@ using CtcListSig = Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef
 }  // namespace
 }  // namespace loss_detail
 
-using namespace loss_detail;  // NOLINT: the signatures below
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  static const TypedOp<PairSig> op("mse_loss");
+  static const TypedOp<loss_detail::PairSig> op("mse_loss");
   return op.call(self, target, reduction);
 }
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  static const TypedOp<PairSig> op("l1_loss");
+  static const TypedOp<loss_detail::PairSig> op("l1_loss");
   return op.call(self, target, reduction);
 }
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
-  static const TypedOp<PairParamSig> op("smooth_l1_loss");
+  static const TypedOp<loss_detail::PairParamSig> op("smooth_l1_loss");
   return op.call(self, target, reduction, beta);
 }
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
-  static const TypedOp<PairParamSig> op("huber_loss");
+  static const TypedOp<loss_detail::PairParamSig> op("huber_loss");
   return op.call(self, target, reduction, delta);
 }
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                         int64_t reduction) {
-  static const TypedOp<PoissonSig> op("poisson_nll_loss");
+  static const TypedOp<loss_detail::PoissonSig> op("poisson_nll_loss");
   return op.call(input, target, log_input, full, eps, reduction);
 }
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
                 int64_t ignore_index) {
-  static const TypedOp<NllSig> op("nll_loss");
+  static const TypedOp<loss_detail::NllSig> op("nll_loss");
   return op.call(self, target, weight, reduction, ignore_index);
 }
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
-  static const TypedOp<CrossEntropySig> op("cross_entropy_loss");
+  static const TypedOp<loss_detail::CrossEntropySig> op("cross_entropy_loss");
   return op.call(self, target, weight, reduction, ignore_index, label_smoothing);
 }
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                             int64_t reduction) {
-  static const TypedOp<BceSig> op("binary_cross_entropy");
+  static const TypedOp<loss_detail::BceSig> op("binary_cross_entropy");
   return op.call(self, target, weight, reduction);
 }
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, int64_t reduction) {
-  static const TypedOp<BceLogitsSig> op("binary_cross_entropy_with_logits");
+  static const TypedOp<loss_detail::BceLogitsSig> op("binary_cross_entropy_with_logits");
   return op.call(self, target, weight, pos_weight, reduction);
 }
 Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
-  static const TypedOp<KlDivSig> op("kl_div");
+  static const TypedOp<loss_detail::KlDivSig> op("kl_div");
   return op.call(self, target, reduction, log_target);
 }
 Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  static const TypedOp<PairSig> op("soft_margin_loss");
+  static const TypedOp<loss_detail::PairSig> op("soft_margin_loss");
   return op.call(self, target, reduction);
 }
 Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  static const TypedOp<PairSig> op("multilabel_margin_loss");
+  static const TypedOp<loss_detail::PairSig> op("multilabel_margin_loss");
   return op.call(self, target, reduction);
 }
 Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin,
                          const std::optional<Tensor>& weight, int64_t reduction) {
-  static const TypedOp<MultiMarginSig> op("multi_margin_loss");
+  static const TypedOp<loss_detail::MultiMarginSig> op("multi_margin_loss");
   return op.call(self, target, p, margin, weight, reduction);
 }
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            int64_t reduction) {
-  static const TypedOp<TripleSig> op("margin_ranking_loss");
+  static const TypedOp<loss_detail::TripleSig> op("margin_ranking_loss");
   return op.call(input1, input2, target, margin, reduction);
 }
 Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
-  static const TypedOp<HingeSig> op("hinge_embedding_loss");
+  static const TypedOp<loss_detail::HingeSig> op("hinge_embedding_loss");
   return op.call(self, target, margin, reduction);
 }
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              int64_t reduction) {
-  static const TypedOp<TripleSig> op("cosine_embedding_loss");
+  static const TypedOp<loss_detail::TripleSig> op("cosine_embedding_loss");
   return op.call(input1, input2, target, margin, reduction);
 }
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, int64_t reduction) {
-  static const TypedOp<TripletSig> op("triplet_margin_loss");
+  static const TypedOp<loss_detail::TripletSig> op("triplet_margin_loss");
   return op.call(anchor, positive, negative, margin, p, eps, swap, reduction);
 }
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                 const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
-  static const TypedOp<CtcTensorSig> op("ctc_loss.Tensor");
+  static const TypedOp<loss_detail::CtcTensorSig> op("ctc_loss.Tensor");
   return op.call(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths,
                 int64_t blank, int64_t reduction, bool zero_infinity) {
-  static const TypedOp<CtcListSig> op("ctc_loss.IntList");
+  static const TypedOp<loss_detail::CtcListSig> op("ctc_loss.IntList");
   return op.call(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 
 EMBER_REGISTER(loss_ops) {
   // Function-only, like torch._C._nn's losses; reduction: 0 none, 1 mean, 2 sum.
-  define_op<PairSig>("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<PairSig, &mse_loss_composite>("mse_loss");
-  define_op<PairSig>("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<PairSig, &l1_loss_composite>("l1_loss");
-  define_op<PairParamSig>("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor",
+  define_op<loss_detail::PairSig>("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", Tag::FunctionOnly);
+  register_composite<loss_detail::PairSig, &loss_detail::mse_loss_composite>("mse_loss");
+  define_op<loss_detail::PairSig>("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", Tag::FunctionOnly);
+  register_composite<loss_detail::PairSig, &loss_detail::l1_loss_composite>("l1_loss");
+  define_op<loss_detail::PairParamSig>("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor",
                           Tag::FunctionOnly);
-  register_composite<PairParamSig, &smooth_l1_loss_composite>("smooth_l1_loss");
-  define_op<PairParamSig>("huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor",
+  register_composite<loss_detail::PairParamSig, &loss_detail::smooth_l1_loss_composite>("smooth_l1_loss");
+  define_op<loss_detail::PairParamSig>("huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor",
                           Tag::FunctionOnly);
-  register_composite<PairParamSig, &huber_loss_composite>("huber_loss");
-  define_op<PoissonSig>("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
+  register_composite<loss_detail::PairParamSig, &loss_detail::huber_loss_composite>("huber_loss");
+  define_op<loss_detail::PoissonSig>("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
                         "int reduction) -> Tensor", Tag::FunctionOnly);
-  register_composite<PoissonSig, &poisson_nll_loss_composite>("poisson_nll_loss");
-  define_op<NllSig>("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+  register_composite<loss_detail::PoissonSig, &loss_detail::poisson_nll_loss_composite>("poisson_nll_loss");
+  define_op<loss_detail::NllSig>("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
                     "int ignore_index=-100) -> Tensor", Tag::FunctionOnly);
-  register_composite<NllSig, &nll_loss_composite>("nll_loss");
-  define_op<CrossEntropySig>("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+  register_composite<loss_detail::NllSig, &loss_detail::nll_loss_composite>("nll_loss");
+  define_op<loss_detail::CrossEntropySig>("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
                              "int ignore_index=-100, float label_smoothing=0.0) -> Tensor", Tag::FunctionOnly);
-  register_composite<CrossEntropySig, &cross_entropy_loss_composite>("cross_entropy_loss");
-  define_op<BceSig>("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor",
+  register_composite<loss_detail::CrossEntropySig, &loss_detail::cross_entropy_loss_composite>("cross_entropy_loss");
+  define_op<loss_detail::BceSig>("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor",
                     Tag::FunctionOnly);
-  register_composite<BceSig, &binary_cross_entropy_composite>("binary_cross_entropy");
-  define_op<BceLogitsSig>("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+  register_composite<loss_detail::BceSig, &loss_detail::binary_cross_entropy_composite>("binary_cross_entropy");
+  define_op<loss_detail::BceLogitsSig>("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
                           "Tensor? pos_weight=None, int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<BceLogitsSig, &binary_cross_entropy_with_logits_composite>("binary_cross_entropy_with_logits");
-  define_op<KlDivSig>("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor",
+  register_composite<loss_detail::BceLogitsSig, &loss_detail::binary_cross_entropy_with_logits_composite>("binary_cross_entropy_with_logits");
+  define_op<loss_detail::KlDivSig>("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor",
                       Tag::FunctionOnly);
-  register_composite<KlDivSig, &kl_div_composite>("kl_div");
-  define_op<PairSig>("soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<PairSig, &soft_margin_loss_composite>("soft_margin_loss");
-  define_op<PairSig>("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+  register_composite<loss_detail::KlDivSig, &loss_detail::kl_div_composite>("kl_div");
+  define_op<loss_detail::PairSig>("soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", Tag::FunctionOnly);
+  register_composite<loss_detail::PairSig, &loss_detail::soft_margin_loss_composite>("soft_margin_loss");
+  define_op<loss_detail::PairSig>("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
                      Tag::FunctionOnly);
-  register_composite<PairSig, &multilabel_margin_loss_composite>("multilabel_margin_loss");
-  define_op<MultiMarginSig>("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, "
+  register_composite<loss_detail::PairSig, &loss_detail::multilabel_margin_loss_composite>("multilabel_margin_loss");
+  define_op<loss_detail::MultiMarginSig>("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, "
                             "Tensor? weight=None, int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<MultiMarginSig, &multi_margin_loss_composite>("multi_margin_loss");
-  define_op<TripleSig>("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
+  register_composite<loss_detail::MultiMarginSig, &loss_detail::multi_margin_loss_composite>("multi_margin_loss");
+  define_op<loss_detail::TripleSig>("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
                        "int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<TripleSig, &margin_ranking_loss_composite>("margin_ranking_loss");
-  define_op<HingeSig>("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor",
+  register_composite<loss_detail::TripleSig, &loss_detail::margin_ranking_loss_composite>("margin_ranking_loss");
+  define_op<loss_detail::HingeSig>("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor",
                       Tag::FunctionOnly);
-  register_composite<HingeSig, &hinge_embedding_loss_composite>("hinge_embedding_loss");
-  define_op<TripleSig>("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
+  register_composite<loss_detail::HingeSig, &loss_detail::hinge_embedding_loss_composite>("hinge_embedding_loss");
+  define_op<loss_detail::TripleSig>("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
                        "int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<TripleSig, &cosine_embedding_loss_composite>("cosine_embedding_loss");
-  define_op<TripletSig>("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
+  register_composite<loss_detail::TripleSig, &loss_detail::cosine_embedding_loss_composite>("cosine_embedding_loss");
+  define_op<loss_detail::TripletSig>("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
                         "float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor", Tag::FunctionOnly);
-  register_composite<TripletSig, &triplet_margin_loss_composite>("triplet_margin_loss");
-  define_op<CtcTensorSig>("ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, "
+  register_composite<loss_detail::TripletSig, &loss_detail::triplet_margin_loss_composite>("triplet_margin_loss");
+  define_op<loss_detail::CtcTensorSig>("ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, "
                           "Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor",
                           Tag::FunctionOnly);
-  register_composite<CtcTensorSig, &ctc_loss_tensor_composite>("ctc_loss.Tensor");
-  define_op<CtcListSig>("ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, "
+  register_composite<loss_detail::CtcTensorSig, &loss_detail::ctc_loss_tensor_composite>("ctc_loss.Tensor");
+  define_op<loss_detail::CtcListSig>("ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, "
                         "int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor",
                         Tag::FunctionOnly);
-  register_composite<CtcListSig, &ctc_loss_list_composite>("ctc_loss.IntList");
+  register_composite<loss_detail::CtcListSig, &loss_detail::ctc_loss_list_composite>("ctc_loss.IntList");
 }
 
 }  // namespace ember
