@@ -149,3 +149,67 @@ def test_ctc_loss_against_torch(reduction, zero_infinity):
     np.testing.assert_allclose(res["ember"][0], res["torch"][0], rtol=1e-9)
     if zero_infinity:
         np.testing.assert_allclose(res["ember"][1].numpy(), res["torch"][1].numpy(), rtol=1e-7, atol=1e-10)
+
+
+# ---------------------------------------------------------------- layers
+def _t(lib, a):
+    return lib.from_numpy(np.array(a).copy())
+
+
+def _layer_cases():
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    p = rng.uniform(0.05, 0.95, (4, 5))
+    w5 = rng.uniform(0.2, 2, 5)
+    cls = rng.integers(0, 5, 4)
+    sign = np.where(rng.standard_normal(4) > 0, 1.0, -1.0)
+    mlm = np.array([[1, 3, -1, 0, 0], [0, -1, 0, 0, 0], [4, 3, 2, 1, 0], [-1, 0, 0, 0, 0]])
+    lg = rng.standard_normal((6, 2, 5))
+    lp = lg - np.log(np.exp(lg).sum(-1, keepdims=True))
+    return [
+        ("L1Loss", {}, (x, y)), ("MSELoss", {"reduction": "sum"}, (x, y)),
+        ("MSELoss", {"size_average": False}, (x, y)),
+        ("CrossEntropyLoss", {"weight": w5, "label_smoothing": 0.1, "ignore_index": 2}, (x, cls)),
+        ("CrossEntropyLoss", {"reduction": "none"}, (x, p)),
+        ("NLLLoss", {"weight": w5, "reduction": "sum"}, (x, cls)),
+        ("BCELoss", {"weight": w5}, (p, p[::-1])),
+        ("BCEWithLogitsLoss", {"weight": w5, "pos_weight": w5[::-1]}, (x, p)),
+        ("KLDivLoss", {"reduction": "batchmean", "log_target": True}, (x, y)),
+        ("SmoothL1Loss", {"beta": 0.5}, (x, y)), ("HuberLoss", {"delta": 0.5, "reduction": "none"}, (x, y)),
+        ("PoissonNLLLoss", {"log_input": False, "full": True}, (p, 3 * p)),
+        ("GaussianNLLLoss", {"full": True}, (x, y, p)),
+        ("MarginRankingLoss", {"margin": 0.3}, (x[:, 0], y[:, 0], sign)),
+        ("HingeEmbeddingLoss", {"margin": 2.0}, (x, np.sign(y))),
+        ("SoftMarginLoss", {}, (x, np.sign(y))),
+        ("CosineEmbeddingLoss", {"margin": 0.2}, (x, y, sign)),
+        ("TripletMarginLoss", {"margin": 0.5, "p": 1.0, "swap": True}, (x, y, p)),
+        ("TripletMarginWithDistanceLoss", {"swap": True}, (x, y, p)),
+        ("MultiLabelMarginLoss", {}, (x, mlm)),
+        ("MultiLabelSoftMarginLoss", {"weight": w5}, (x, (p > 0.5).astype(np.float64))),
+        ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": w5}, (x, cls)),
+        ("CTCLoss", {"blank": 0, "zero_infinity": True}, (lp, np.array([[1, 2, 2], [3, 1, 4]]), [6, 5], [3, 2])),
+    ]
+
+
+@pytest.mark.parametrize("name,kwargs,args", _layer_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_layer(name, kwargs, args):
+    out = {}
+    for lib in (ember, torch):
+        kw = {k: _t(lib, v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        layer = getattr(lib.nn, name)(**kw)
+        a = [_t(lib, v) if isinstance(v, np.ndarray) else v for v in args]
+        out[lib.__name__] = (layer(*a), layer)
+    (e, el), (t, tl) = out["ember"], out["torch"]
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
+    assert el.reduction == tl.reduction
+    # weight and pos_weight are buffers, as in torch
+    assert sorted(n for n, _ in el.named_buffers()) == sorted(n for n, _ in tl.named_buffers())
+    assert sorted(el.state_dict()) == sorted(tl.state_dict())
+
+
+def test_layer_errors():
+    with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+        ember.nn.MultiMarginLoss(p=3)
+    loss = ember.nn.CrossEntropyLoss(reduction="avg")
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        loss(ember.zeros(2, 3), ember.tensor([0, 1]))
