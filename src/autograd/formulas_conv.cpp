@@ -51,8 +51,10 @@ Tensor scatter_to_planes(const Tensor& g, const Tensor& indices, IntArrayRef inp
   const int64_t dim = static_cast<int64_t>(input_sizes.size());
   int64_t planes = 1, plane = 1;
   for (int64_t d = 0; d < dim; ++d) (d < dim - sd ? planes : plane) *= input_sizes[d];
+  int64_t out_plane = 1;
+  for (int64_t d = indices.dim() - sd; d < indices.dim(); ++d) out_plane *= indices.size(d);
   Tensor z = zeros({planes, plane}, g.dtype());
-  return scatter_add(z, 1, indices.reshape({planes, -1}), g.reshape({planes, -1})).view(input_sizes);
+  return scatter_add(z, 1, indices.reshape({planes, out_plane}), g.reshape({planes, out_plane})).view(input_sizes);
 }
 
 // The trailing dims an adaptive pooling backward maps (leading ones of equal size map 1:1).

@@ -639,13 +639,13 @@ Tensor convolution_k(const Tensor& input, const Tensor& weight, const OptTensor&
   EMBER_CHECK(input.dim() >= 3 && input.dim() <= 5, RuntimeError, "convolution(): expected a 3-D, 4-D or 5-D input, got ",
               input.dim(), "-D input of size ", input.sizes());
   const Params p = make_params(input.dim() - 2, stride, padding, dilation, transposed, output_padding, groups);
-  // PyTorch 1.13 differentiates complex transposed 2-D/3-D convolutions through a slow kernel
-  // that lacks complex types: it raises, and so does Ember.
+  // PyTorch 1.13's convolution op has no complex derivative (its conv1d/2d/3d decompose
+  // complex operands into real convolutions first, as the composites below do): it raises.
   const bool grad = autograd::GradMode::is_enabled() &&
                     (autograd::requires_grad(input) || autograd::requires_grad(weight) ||
                      (bias && autograd::requires_grad(*bias)));
-  EMBER_CHECK(!(transposed && input.is_complex() && input.dim() > 3 && grad), RuntimeError, "\"slow_conv_transpose",
-              input.dim() - 2, "d_out_cpu\" not implemented for '", input.dtype(), "'");
+  EMBER_CHECK(!(input.is_complex() && grad), RuntimeError, "\"slow_conv", transposed ? "_transpose" : "",
+              input.dim() - 2, "d", transposed ? "_out" : "", "_cpu\" not implemented for '", input.dtype(), "'");
   const DimVector out_shape = check_forward(input, weight, bias, p);
   Tensor out = empty_layout(out_shape, input.dtype(), input.device(), channels_last_call(input, weight));
   if (input.is_meta() || out.numel() == 0) return out;
@@ -767,12 +767,35 @@ constexpr const char* conv_t_name(int sd) {
   return sd == 1 ? "conv_transpose1d" : sd == 2 ? "conv_transpose2d" : "conv_transpose3d";
 }
 
+// A complex convolution as three real ones (Karatsuba, as PyTorch's complex_convolution):
+// with x = a + ib, w = c + id: ac - bd + i((a + b)(c + d) - ac - bd).
+Tensor conv_any(const Tensor& x, const Tensor& w, const OptTensor& bias, IntArrayRef stride, IntArrayRef padding,
+                IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  if (!x.is_complex() || !w.is_complex())
+    return convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups);
+  EMBER_CHECK(!bias || bias->dtype() == x.dtype(), RuntimeError, "Input type (", x.dtype(), ") and bias type (",
+              bias->dtype(), ") should be the same");
+  EMBER_CHECK(x.dtype() == w.dtype(), RuntimeError, "expected scalar type ", x.dtype(), " but found ", w.dtype());
+  const Tensor xr = x.real(), xi = x.imag(), wr = w.real(), wi = w.imag();
+  auto conv = [&](const Tensor& a, const Tensor& b, const OptTensor& c) {
+    return convolution(a, b, c, stride, padding, dilation, transposed, output_padding, groups);
+  };
+  const Tensor ac = conv(xr, wr, bias ? OptTensor(bias->real()) : std::nullopt);
+  const Tensor bd = conv(xi, wi, std::nullopt);
+  const Tensor k = conv(xr + xi, wr + wi, bias ? OptTensor(bias->real() + bias->imag()) : std::nullopt);
+  Tensor r = (ac - bd) + (k - ac - bd) * Scalar(complex128(0, 1));
+  if (!channels_last_call(x, w)) return r;
+  Tensor out = empty_layout(r.sizes(), r.dtype(), r.device(), true);  // channels-last as the real case
+  out.copy_(r);
+  return out;
+}
+
 template <int SD>
 Tensor conv_nd_k(const Tensor& input, const Tensor& weight, const OptTensor& bias, IntArrayRef stride,
                  IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const bool batched = batchify<SD>(conv_name(SD), input);
-  Tensor r = convolution(batched ? input : input.unsqueeze(0), weight, bias, stride, padding, dilation, false, {0},
-                         groups);
+  Tensor r = conv_any(batched ? input : input.unsqueeze(0), weight, bias, stride, padding, dilation, false, {0},
+                      groups);
   return batched ? r : r.squeeze(0);
 }
 
@@ -805,7 +828,7 @@ Tensor conv_nd_str_k(const Tensor& input, const Tensor& weight, const OptTensor&
   } else {
     EMBER_CHECK(padding == "valid", RuntimeError, "Invalid padding string: '", padding, "'");
   }
-  Tensor r = convolution(x, weight, bias, stride, pad_l, dilation, false, {0}, groups);
+  Tensor r = conv_any(x, weight, bias, stride, pad_l, dilation, false, {0}, groups);
   return batched ? r : r.squeeze(0);
 }
 
@@ -813,8 +836,10 @@ template <int SD>
 Tensor conv_t_k(const Tensor& input, const Tensor& weight, const OptTensor& bias, IntArrayRef stride,
                 IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   const bool batched = batchify<SD>(conv_t_name(SD), input);
-  Tensor r = convolution(batched ? input : input.unsqueeze(0), weight, bias, stride, padding, dilation, true,
-                         output_padding, groups);
+  // (PyTorch 1.13 decomposes complex operands for conv_transpose1d only.)
+  Tensor x = batched ? input : input.unsqueeze(0);
+  Tensor r = SD == 1 ? conv_any(x, weight, bias, stride, padding, dilation, true, output_padding, groups)
+                     : convolution(x, weight, bias, stride, padding, dilation, true, output_padding, groups);
   return batched ? r : r.squeeze(0);
 }
 

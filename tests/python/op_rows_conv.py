@@ -316,7 +316,9 @@ def _pad_row(op, mode, sd, dtypes):
     def samples(dtype):
         return [
             Sample([T((2, 3, *(5,) * sd)), (1, 2) * sd], name="batched"),
-            Sample([T((3, *(4,) * sd)), (2, 0) * sd], name="unbatched"),
+            # (PyTorch 1.13's circular padding of an unbatched input fails when differentiated.)
+            Sample([T((3, *(4,) * sd) if mode != "circular" else (1, 3, *(4,) * sd)), (2, 0) * sd],
+                   name="unbatched"),
             Sample([T((2, 3, *(5,) * sd), noncontig=True), (3, 1) * sd], name="noncontig"),
         ]
 
