@@ -38,9 +38,9 @@ void for_planes(const Geom& g, int64_t work_per_plane, const F& f) {
   for (int64_t pl = 0; pl < g.planes; ++pl) f(pl);
 }
 
-template <typename T>
+template <typename T, bool WithIdx>
 void max_pool_kernel(const T* x, T* y, int64_t* idx, const Geom& g) {
-  const int64_t isz = g.in_numel(), osz = g.out_numel();
+  const int64_t isz = g.in_numel(), osz = g.out_numel(), dw = g.d[2];
   for_planes(g, osz * g.k[0] * g.k[1] * g.k[2], [&](int64_t pl) {
     const T* xp = x + pl * isz;
     T* yp = y + pl * osz;
@@ -57,19 +57,30 @@ void max_pool_kernel(const T* x, T* y, int64_t* idx, const Geom& g) {
           while (w0 < 0) w0 += g.d[2];
           int64_t best_i = (d0 * g.in[1] + h0) * g.in[2] + w0;
           T best = -std::numeric_limits<T>::infinity();
+          bool any_nan = false;
           for (int64_t id = d0; id < d1; id += g.d[0])
             for (int64_t ih = h0; ih < h1; ih += g.d[1]) {
               const int64_t row = (id * g.in[1] + ih) * g.in[2];
-              for (int64_t iw = w0; iw < w1; iw += g.d[2]) {
+              for (int64_t iw = w0; iw < w1; iw += dw) {
+                // Branch-free (random data mispredicts a branch every few elements); NaN
+                // propagates, as in PyTorch.
                 const T v = xp[row + iw];
-                if (v > best || std::isnan(v)) {  // NaN propagates, as in PyTorch
-                  best = v;
-                  best_i = row + iw;
+                if constexpr (WithIdx) {
+                  const bool take = (v > best) | (v != v);
+                  best = take ? v : best;
+                  best_i = take ? row + iw : best_i;
+                } else {
+                  best = best < v ? v : best;  // maxss; NaNs are collected apart
+                  any_nan |= v != v;
                 }
               }
             }
-          yp[o] = best;
-          if (ip) ip[o] = best_i;
+          if constexpr (WithIdx) {
+            yp[o] = best;
+            ip[o] = best_i;
+          } else {
+            yp[o] = any_nan ? std::numeric_limits<T>::quiet_NaN() : best;
+          }
         }
       }
     }
@@ -365,8 +376,11 @@ std::tuple<Tensor, Tensor> max_pool_k(const Tensor& self, IntArrayRef kernel, In
   if (y.numel() > 0)
     with_float(y.dtype(), [&](auto t) {
       using T = decltype(t);
-      max_pool_kernel<T>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(y.data_ptr()),
-                         return_indices ? idx.data_ptr<int64_t>() : nullptr, g);
+      if (return_indices)
+        max_pool_kernel<T, true>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(y.data_ptr()),
+                                 idx.data_ptr<int64_t>(), g);
+      else
+        max_pool_kernel<T, false>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(y.data_ptr()), nullptr, g);
     });
   return {deliver(y, self, self.dtype()), return_indices ? deliver(idx, self, kInt64) : idx};
 }
