@@ -194,3 +194,4 @@ ScalarType result_type(TensorList tensors);
 #include "ember/ops/pointwise.h"
 #include "ember/ops/random.h"
 #include "ember/ops/nn.h"
+#include "ember/ops/nn_conv.h"
