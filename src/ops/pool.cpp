@@ -218,6 +218,22 @@ void adaptive_kernel(const T* x, T* y, int64_t* idx, const Geom& g) {
   });
 }
 
+// Global average pooling: the mean of each contiguous plane, with eight partial sums (a
+// single running sum would wait on each add's latency).
+template <typename T>
+void plane_mean_kernel(const T* x, T* y, const Geom& g) {
+  const int64_t n = g.in_numel();
+  for_planes(g, n, [&](int64_t pl) {
+    const T* p = x + pl * n;
+    T acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k) acc[k] += p[i + k];
+    for (; i < n; ++i) acc[i & 7] += p[i];
+    y[pl] = ((acc[0] + acc[1]) + (acc[2] + acc[3]) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) / static_cast<T>(n);
+  });
+}
+
 // ---------------------------------------------------------------- argument handling
 std::string join_x(IntArrayRef v) {
   std::string s;
@@ -449,10 +465,15 @@ Tensor adaptive_avg_k(const Tensor& self, IntArrayRef output_size) {
   if (self.is_meta()) return empty(shape, TensorOptions(self.dtype()).device(self.device()));
   const Tensor x = compute_input(self);
   Tensor y = empty(shape, compute_dtype(self.dtype()));
+  const bool global = g.out_numel() == 1;
   if (y.numel() > 0)
     with_float(y.dtype(), [&](auto t) {
       using T = decltype(t);
-      adaptive_kernel<T, false, false>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(y.data_ptr()), nullptr, g);
+      if (global)
+        plane_mean_kernel<T>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(y.data_ptr()), g);
+      else
+        adaptive_kernel<T, false, false>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(y.data_ptr()), nullptr,
+                                         g);
     });
   return deliver(y, self, self.dtype());
 }
@@ -598,6 +619,13 @@ Tensor adaptive_avg_nd_k(const Tensor& self, IntArrayRef output_size) {
   const char* name = nd_name(kAdAvgNames, SD);
   bool ones = SD > 1 && self.defined() && (self.dim() == SD + 1 || self.dim() == SD + 2);
   for (int64_t v : output_size) ones = ones && v == 1;
+  const ScalarType dt = self.defined() ? self.dtype() : kFloat;
+  if (ones && (dt == kFloat || dt == kDouble || dt == kBFloat16) && self.is_contiguous()) {
+    // The plane means directly (faster than the general reduction for small planes).
+    bool nonempty = true;
+    for (int64_t d = 1; d < self.dim(); ++d) nonempty = nonempty && self.size(d) > 0;
+    if (nonempty) return call_adaptive_avg(self, DimVector(SD, 1));
+  }
   if (ones) {
     // A mean over the plane, as PyTorch does (so any dtype mean takes), kept channels-last.
     DimVector dims;
