@@ -322,11 +322,12 @@ struct Caches {
   std::mutex mu;
   std::unordered_map<std::vector<int64_t>, std::shared_ptr<Plan>, VecHash> plans;
   std::unordered_map<std::string, dnnl::reorder> reorders;
-  // Weights in a primitive's layout: the source's storage is kept alive, so its address and
-  // version identify the contents (every in-place write bumps the version).
+  // Weights in a primitive's layout, with a copy of the source bytes: a hit needs the same
+  // storage, version and contents (gradcheck perturbs inputs in memory without a version
+  // bump; comparing 150 KB costs a few microseconds, less than the reorder it saves).
   struct WeightEntry {
     Storage storage;
-    Tensor data;
+    Tensor source, data;
   };
   std::unordered_map<std::string, WeightEntry> weights;
   std::atomic<int64_t> plan_hits{0}, plan_misses{0}, weight_hits{0};
@@ -369,9 +370,11 @@ memory to_layout(const memory::desc& user, void* ptr, const memory::desc& want, 
   return wm;
 }
 
-// The weights in layout `want`, from the cache when this storage version was seen before.
+// The weights in layout `want`, from the cache when this storage version was seen before
+// with the same contents. Only contiguous weights are cached.
 memory cached_weights(const Tensor& w, const memory::desc& user, const memory::desc& want, Tensor& holder) {
   if (user == want) return memory(user, cpu_engine(), w.data_ptr());
+  if (!w.is_contiguous()) return to_layout(user, w.data_ptr(), want, holder);
   Caches& c = caches();
   std::string key = md_key(want) + md_key(user);
   const int64_t ident[3] = {reinterpret_cast<int64_t>(w.storage().get()), reinterpret_cast<int64_t>(w.data_ptr()),
@@ -380,16 +383,17 @@ memory cached_weights(const Tensor& w, const memory::desc& user, const memory::d
   {
     std::lock_guard<std::mutex> lock(c.mu);
     auto it = c.weights.find(key);
-    if (it != c.weights.end()) {
+    if (it != c.weights.end() && std::memcmp(it->second.source.data_ptr(), w.data_ptr(), w.nbytes()) == 0) {
       ++c.weight_hits;
       holder = it->second.data;
       return memory(want, cpu_engine(), holder.data_ptr());
     }
   }
   memory m = to_layout(user, w.data_ptr(), want, holder);
+  Tensor source = w.detach().clone();
   std::lock_guard<std::mutex> lock(c.mu);
   bound(c.weights, 64);
-  c.weights[key] = Caches::WeightEntry{w.storage(), holder};
+  c.weights[key] = Caches::WeightEntry{w.storage(), source, holder};
   return m;
 }
 
