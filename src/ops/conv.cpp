@@ -562,6 +562,31 @@ bool dnnl_forward(const Tensor& x, const Tensor& w, const OptTensor& bias, const
   return true;
 }
 
+// The output gradient reordered once per convolution_backward call: the data and weight
+// gradient primitives usually want it in the same blocked layout.
+struct GyMemo {
+  const void* ptr = nullptr;
+  std::string md;
+  Tensor holder;
+};
+thread_local GyMemo* gy_memo = nullptr;
+struct GyMemoScope {
+  GyMemo memo;
+  GyMemoScope() { gy_memo = &memo; }
+  ~GyMemoScope() { gy_memo = nullptr; }
+};
+
+memory gy_to_layout(const Tensor& gy, const memory::desc& want, Tensor& holder) {
+  const std::string key = md_key(want);
+  if (gy_memo && gy_memo->holder.defined() && gy_memo->ptr == gy.data_ptr() && gy_memo->md == key) {
+    holder = gy_memo->holder;
+    return memory(want, cpu_engine(), holder.data_ptr());
+  }
+  memory m = to_layout(user_md(gy.sizes(), gy.strides()), gy.data_ptr(), want, holder);
+  if (gy_memo && holder.defined()) *gy_memo = GyMemo{gy.data_ptr(), key, holder};
+  return m;
+}
+
 bool dnnl_backward_data(const Tensor& gy, const Tensor& w, const Tensor& gx, const Geometry& g) {
   std::shared_ptr<Plan> plan;
   try {
@@ -571,7 +596,7 @@ bool dnnl_backward_data(const Tensor& gy, const Tensor& w, const Tensor& gx, con
   }
   Tensor hy, hw;
   std::unordered_map<int, memory> args;
-  args.emplace(DNNL_ARG_DIFF_DST, to_layout(user_md(gy.sizes(), gy.strides()), gy.data_ptr(), plan->dst, hy));
+  args.emplace(DNNL_ARG_DIFF_DST, gy_to_layout(gy, plan->dst, hy));
   args.emplace(DNNL_ARG_WEIGHTS,
                cached_weights(w, user_md(w.sizes(), w.strides(), true, g.p->groups), plan->w, hw));
   OutSlot o = out_slot(gx, plan->src);
@@ -592,7 +617,7 @@ bool dnnl_backward_weights(const Tensor& gy, const Tensor& x, const Tensor& gw, 
   }
   Tensor hy, hx;
   std::unordered_map<int, memory> args;
-  args.emplace(DNNL_ARG_DIFF_DST, to_layout(user_md(gy.sizes(), gy.strides()), gy.data_ptr(), plan->dst, hy));
+  args.emplace(DNNL_ARG_DIFF_DST, gy_to_layout(gy, plan->dst, hy));
   args.emplace(DNNL_ARG_SRC, to_layout(user_md(x.sizes(), x.strides()), x.data_ptr(), plan->src, hx));
   OutSlot o = out_slot(gw, plan->w, true, g.p->groups);
   args.emplace(DNNL_ARG_DIFF_WEIGHTS, o.prim_mem);
@@ -742,6 +767,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_k(const Tensor& grad_out
     return finish();
   }
   // Plain: src = input, dst = grad_output. Transposed: src = its output, dst = its input.
+  GyMemoScope memo;
   if (!transposed) {
     const Geometry g = geometry(input.sizes(), weight.sizes(), out_shape, p);
     if (gi.defined()) backward_data_into(grad_output, weight, gi, g);
