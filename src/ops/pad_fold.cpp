@@ -288,6 +288,38 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   return op.call(self, pad, value);
 }
 
+#define EMBER_PAD_FRONT(name)                              \
+  Tensor name(const Tensor& self, IntArrayRef padding) {   \
+    static const TypedOp<IdxPadSig> op(#name);             \
+    return op.call(self, padding);                         \
+  }
+EMBER_PAD_FRONT(reflection_pad1d)
+EMBER_PAD_FRONT(reflection_pad2d)
+EMBER_PAD_FRONT(reflection_pad3d)
+EMBER_PAD_FRONT(replication_pad1d)
+EMBER_PAD_FRONT(replication_pad2d)
+EMBER_PAD_FRONT(replication_pad3d)
+#undef EMBER_PAD_FRONT
+
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+              IntArrayRef stride) {
+  static const TypedOp<Im2colSig> op("im2col");
+  return op.call(self, kernel_size, dilation, padding, stride);
+}
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride) {
+  static const TypedOp<Col2imSig> op("col2im");
+  return op.call(self, output_size, kernel_size, dilation, padding, stride);
+}
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  static const TypedOp<ShuffleSig> op("pixel_shuffle");
+  return op.call(self, upscale_factor);
+}
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  static const TypedOp<ShuffleSig> op("pixel_unshuffle");
+  return op.call(self, downscale_factor);
+}
+
 EMBER_REGISTER(pad_fold_ops) {
   define_op<PadSig>("constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor", Tag::FunctionOnly);
   register_cpu_meta<PadSig, &constant_pad_nd_k>("constant_pad_nd");

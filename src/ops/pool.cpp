@@ -727,6 +727,56 @@ void define_nd() {
 namespace ember {
 using namespace pool_detail;
 
+#define EMBER_POOL_FRONT(n)                                                                                       \
+  Tensor max_pool##n##d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,     \
+                        IntArrayRef dilation, bool ceil_mode) {                                                   \
+    static const TypedOp<MaxNdSig> op("max_pool" #n "d");                                                        \
+    return op.call(self, kernel_size, stride, padding, dilation, ceil_mode);                                      \
+  }                                                                                                               \
+  std::tuple<Tensor, Tensor> max_pool##n##d_with_indices(const Tensor& self, IntArrayRef kernel_size,             \
+                                                         IntArrayRef stride, IntArrayRef padding,                 \
+                                                         IntArrayRef dilation, bool ceil_mode) {                  \
+    static const TypedOp<MaxNdIdxSig> op("max_pool" #n "d_with_indices");                                        \
+    return op.call(self, kernel_size, stride, padding, dilation, ceil_mode);                                      \
+  }                                                                                                               \
+  Tensor adaptive_avg_pool##n##d(const Tensor& self, IntArrayRef output_size) {                                   \
+    static const TypedOp<AdSig> op("adaptive_avg_pool" #n "d");                                                   \
+    return op.call(self, output_size);                                                                            \
+  }                                                                                                               \
+  std::tuple<Tensor, Tensor> adaptive_max_pool##n##d(const Tensor& self, IntArrayRef output_size) {               \
+    static const TypedOp<AdMaxSig> op("adaptive_max_pool" #n "d");                                                \
+    return op.call(self, output_size);                                                                            \
+  }
+EMBER_POOL_FRONT(1)
+EMBER_POOL_FRONT(2)
+EMBER_POOL_FRONT(3)
+#undef EMBER_POOL_FRONT
+
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad) {
+  static const TypedOp<Avg1dSig> op("avg_pool1d");
+  return op.call(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const TypedOp<AvgSig> op("avg_pool2d");
+  return op.call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const TypedOp<AvgSig> op("avg_pool3d");
+  return op.call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  static const TypedOp<Unpool2Sig> op("max_unpool2d");
+  return op.call(self, indices, output_size);
+}
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride,
+                    IntArrayRef padding) {
+  static const TypedOp<Unpool3Sig> op("max_unpool3d");
+  return op.call(self, indices, output_size, stride, padding);
+}
+
 EMBER_REGISTER(pool_ops) {
   define_op<MaxSig>("_max_pool(Tensor self, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
                     "bool ceil_mode, bool return_indices) -> (Tensor, Tensor)", Tag::Internal);

@@ -102,6 +102,24 @@ TEST(Conv, Gradcheck) {
   EXPECT_TRUE(gradgradcheck(padf, {leaf({2, 3, 4})}, std::nullopt, o));
 }
 
+TEST(Conv, PoolingGradcheck) {
+  manual_seed(5);
+  GradcheckOptions o;
+  o.fast_mode = true;
+  Tensor x = set_requires_grad(rnd({2, 3, 7, 6}));
+  const std::vector<int64_t> k{3}, s{2}, p{1}, one{1}, out{2, 3};
+  GradcheckFunction f = [&](const std::vector<Tensor>& v) {
+    return std::vector<Tensor>{max_pool2d(v[0], k, s, p), avg_pool2d(v[0], k, s, p, true, false),
+                               adaptive_avg_pool2d(v[0], out), std::get<0>(adaptive_max_pool2d(v[0], out)),
+                               im2col(v[0], k, one, p, s)};
+  };
+  EXPECT_TRUE(gradcheck(f, {x}, o));
+  EXPECT_TRUE(gradgradcheck(f, {x}, std::nullopt, o));
+  auto [y, idx] = max_pool2d_with_indices(x.detach(), k, s, p);
+  EXPECT_EQ(idx.dtype(), kInt64);
+  EXPECT_EQ(pixel_unshuffle(pixel_shuffle(rnd({1, 8, 2, 3}), 2), 2).size(1), 8);
+}
+
 TEST(Conv, BadArgumentsRaise) {
   Tensor x = rnd({2, 4, 5, 5}), w = rnd({6, 4, 3, 3});
   const std::vector<int64_t> one{1}, zero{0}, neg{-1}, two{2};

@@ -50,9 +50,52 @@ EMBER_CONV_T_DECL(conv_transpose2d)
 EMBER_CONV_T_DECL(conv_transpose3d)
 #undef EMBER_CONV_T_DECL
 
+// ---------------------------------------------------------------- pooling
+// stride empty: kernel_size. The *_with_indices forms also return each maximum's flat index
+// within its input plane.
+#define EMBER_POOL_DECL(n)                                                                                          \
+  Tensor max_pool##n##d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0}, \
+                        IntArrayRef dilation = {1}, bool ceil_mode = false);                                        \
+  std::tuple<Tensor, Tensor> max_pool##n##d_with_indices(const Tensor& self, IntArrayRef kernel_size,               \
+                                                         IntArrayRef stride = {}, IntArrayRef padding = {0},        \
+                                                         IntArrayRef dilation = {1}, bool ceil_mode = false);       \
+  Tensor adaptive_avg_pool##n##d(const Tensor& self, IntArrayRef output_size);                                     \
+  std::tuple<Tensor, Tensor> adaptive_max_pool##n##d(const Tensor& self, IntArrayRef output_size);
+EMBER_POOL_DECL(1)
+EMBER_POOL_DECL(2)
+EMBER_POOL_DECL(3)
+#undef EMBER_POOL_DECL
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size);
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride,
+                    IntArrayRef padding);
+
 // ---------------------------------------------------------------- padding
 // Pads the last len(pad)/2 dims: pad = (last_left, last_right, second_last_left, ...).
 // Negative amounts crop.
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value = 0);
+// padding: (left, right) per padded dim, from the last; the last 1/2/3 dims are padded.
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding);
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding);
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding);
+
+// ---------------------------------------------------------------- blocks and pixels
+// F.unfold: [N, C, H, W] -> [N, C * kh * kw, L]; F.fold (col2im) sums the blocks back.
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+              IntArrayRef stride);
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride);
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor);
 
 }  // namespace ember
