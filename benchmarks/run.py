@@ -130,6 +130,8 @@ from workloads_autograd import WORKLOADS as _AUTOGRAD_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_AUTOGRAD_WORKLOADS)
 from workloads_nn import WORKLOADS as _NN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_NN_WORKLOADS)
+from workloads_conv import WORKLOADS as _CONV_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_CONV_WORKLOADS)
 
 
 def copy_bandwidth():

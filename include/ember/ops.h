@@ -195,3 +195,4 @@ ScalarType result_type(TensorList tensors);
 #include "ember/ops/random.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/loss.h"
+#include "ember/ops/nn_conv.h"

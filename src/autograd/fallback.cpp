@@ -188,7 +188,7 @@ class OpBackward : public Node {
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     EMBER_CHECK(d_, NotImplementedError, "the derivative for '", s_.op->name(), "' is not implemented.");
     for (size_t i = 0; i < grads.size(); ++i)
-      if (!grads[i].defined() && i < s_.outputs.size())
+      if (!grads[i].defined() && i < s_.outputs.size() && s_.outputs[i].dtype != ScalarType::Undefined)
         grads[i] = zeros(s_.outputs[i].sizes, s_.outputs[i].dtype);
     auto self = shared_from_this();
     s_.unpacked.assign(s_.saved.size(), Tensor());
@@ -370,17 +370,22 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   bool any_differentiable = false;
   for (const Tensor& r : results) any_differentiable = any_differentiable || (r.defined() && is_differentiable_dtype(r.dtype()));
   if (!any_differentiable) {
-    if (written.empty()) for (const Tensor& r : results) strip_key(r);
+    if (written.empty())
+      for (const Tensor& r : results)
+        if (r.defined()) strip_key(r);
     return;
   }
-  for (const Tensor& r : results) s.outputs.push_back({DimVector(r.sizes()), r.dtype()});
+  // An op may leave results undefined (gradients it was not asked for): they get no history.
+  for (const Tensor& r : results)
+    s.outputs.push_back(r.defined() ? decltype(s.outputs)::value_type{DimVector(r.sizes()), r.dtype()}
+                                    : decltype(s.outputs)::value_type{DimVector(), ScalarType::Undefined});
   auto node = std::make_shared<OpBackward>(std::move(s), d);
   node->set_next_edges(std::move(edges));
   node->set_num_inputs(static_cast<uint32_t>(results.size()));
   for (size_t i = 0; i < results.size(); ++i) {
     const Tensor& r = results[i];
     if (r.defined() && is_differentiable_dtype(r.dtype())) set_history(r, node, static_cast<uint32_t>(i));
-    else if (written.empty()) strip_key(r);
+    else if (written.empty() && r.defined()) strip_key(r);
   }
   if (d && d->saves_result) node->save_results(results);
   if (written.size() == 1 && stack[written[0]].tensor().impl()->view_base() && node->first_slot(written[0]) >= 0)

@@ -120,3 +120,12 @@ def test_batch_norm_training_backward_with_running_stats():
         out.append([x.grad.numpy(), w.grad.numpy(), rm.numpy(), rv.numpy()])
     for e, t in zip(*out):
         np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+def test_backward_op_with_undefined_results_records_under_grad_mode():
+    """native_layer_norm_backward without weight and bias leaves two results undefined; called
+    on tensors that require grad, autograd records it without touching them."""
+    x = ember.randn(3, 4, dtype=ember.float64).requires_grad_()
+    y, mean, rstd = ember.native_layer_norm(x, [4], None, None, 1e-5)
+    dx, dw, db = ember.native_layer_norm_backward(ember.ones_like(y), x, [4], mean, rstd, None, None)
+    assert dx.shape == (3, 4) and dw is None and db is None
