@@ -160,3 +160,58 @@ def test_embedding_from_pretrained():
     t = torch.nn.Embedding.from_pretrained(torch.from_numpy(w.copy()))
     assert e.weight.requires_grad == t.weight.requires_grad is False
     np.testing.assert_array_equal(e(ember.tensor([1, 3])).numpy(), t(torch.tensor([1, 3])).numpy())
+
+
+CONV_POOL = [
+    ("Conv1d", (3, 4, 3), (2, 3, 9)), ("Conv2d", (3, 4, 3), (2, 3, 7, 7)),
+    ("Conv2d", (4, 6, (3, 2)), (2, 4, 7, 6), {"stride": 2, "padding": 1, "groups": 2, "bias": False}),
+    ("Conv2d", (3, 4, 3), (2, 3, 7, 7), {"padding": "same", "dilation": 2}),
+    ("Conv2d", (3, 4, 3), (2, 3, 7, 7), {"padding": 1, "padding_mode": "reflect"}),
+    ("Conv2d", (3, 4, 3), (2, 3, 7, 7), {"padding": 2, "padding_mode": "circular"}),
+    ("Conv3d", (2, 3, 2), (1, 2, 4, 4, 4)),
+    ("ConvTranspose1d", (3, 4, 3), (2, 3, 5), {"stride": 2}),
+    ("ConvTranspose2d", (4, 2, 3), (2, 4, 5, 5), {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}),
+    ("ConvTranspose3d", (2, 3, 2), (1, 2, 3, 3, 3)),
+    ("MaxPool1d", (3,), (2, 3, 9)), ("MaxPool2d", (3, 2), (2, 3, 8, 8), {"padding": 1, "ceil_mode": True}),
+    ("MaxPool3d", (2,), (1, 2, 4, 4, 4)), ("AvgPool1d", (3,), (2, 3, 9)),
+    ("AvgPool2d", (3, 2, 1), (2, 3, 8, 8), {"count_include_pad": False}), ("AvgPool3d", (2,), (1, 2, 4, 4, 4)),
+    ("AdaptiveAvgPool1d", (4,), (2, 3, 9)), ("AdaptiveAvgPool2d", ((2, 3),), (2, 3, 7, 8)),
+    ("AdaptiveAvgPool3d", (2,), (1, 2, 5, 4, 4)), ("AdaptiveMaxPool1d", (4,), (2, 3, 9)),
+    ("AdaptiveMaxPool2d", (2,), (2, 3, 7, 8)), ("LPPool1d", (2, 3), (2, 3, 9)), ("LPPool2d", (2, 2), (2, 3, 8, 8)),
+    ("ConstantPad1d", (2, 0.5), (2, 3, 4)), ("ConstantPad2d", ((1, 0, 2, 1), 1.5), (2, 3, 4, 4)),
+    ("ZeroPad2d", (2,), (2, 3, 4, 4)), ("ReflectionPad1d", (2,), (2, 3, 5)), ("ReflectionPad2d", (1,), (2, 3, 4, 4)),
+    ("ReplicationPad1d", ((1, 2),), (2, 3, 5)), ("ReplicationPad2d", (1,), (2, 3, 4, 4)),
+    ("ReplicationPad3d", (1,), (1, 2, 3, 3, 3)), ("Fold", ((4, 5), (2, 2)), (2, 12, 12)),
+    ("Unfold", ((2, 3),), (2, 3, 5, 6), {"padding": 1}), ("PixelShuffle", (2,), (2, 8, 3, 3)),
+    ("PixelUnshuffle", (2,), (2, 2, 4, 6)),
+]
+
+
+@pytest.mark.parametrize("spec", CONV_POOL, ids=[f"{s[0]}{s[1]}{s[3] if len(s) > 3 else ''}" for s in CONV_POOL])
+def test_conv_pool_pad_layers(spec):
+    name, args, shape = spec[:3]
+    kwargs = spec[3] if len(spec) > 3 else {}
+    _compare(getattr(nn, name)(*args, **kwargs).double(), getattr(torch.nn, name)(*args, **kwargs).double(), shape)
+
+
+def test_max_pool_indices_and_unpool_layers():
+    x0 = RNG.standard_normal((2, 3, 6, 6))
+    out = []
+    for lib in (ember, torch):
+        pool, unpool = lib.nn.MaxPool2d(2, return_indices=True), lib.nn.MaxUnpool2d(2)
+        y, idx = pool(lib.from_numpy(x0.copy()))
+        out.append((y.numpy(), idx.numpy(), unpool(y, idx).numpy(), repr(unpool).replace("torch", "ember")))
+    for e, t in zip(*out):
+        if isinstance(e, str):
+            assert e == t
+        else:
+            np.testing.assert_array_equal(e, t)
+
+
+def test_conv_layer_errors():
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.Conv2d(3, 4, 3, groups=2)
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided convolutions"):
+        nn.Conv2d(3, 4, 3, stride=2, padding="same")
+    with pytest.raises(RuntimeError):
+        nn.Conv2d(3, 4, 3)(ember.zeros(1, 2, 5, 5))  # wrong channel count

@@ -1,1 +1,210 @@
-__all__ = []
+"""Convolution layers (torch.nn.modules.conv) and Fold/Unfold, PixelShuffle/PixelUnshuffle."""
+import math
+
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+from ... import _C
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold",
+           "PixelShuffle", "PixelUnshuffle"]
+
+
+def _ntuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _ConvNd(Module):
+    _dims = 0
+    _transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", output_padding=0, device=None, dtype=None):
+        super().__init__()
+        n = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _ntuple(kernel_size, n)
+        if any(k <= 0 for k in self.kernel_size):
+            raise RuntimeError(f"non-positive kernel size: {self.kernel_size}")
+        self.stride = _ntuple(stride, n)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.dilation = _ntuple(dilation, n)
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if isinstance(self.padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * n
+            if padding == "same":
+                for d, k, i in zip(self.dilation, self.kernel_size, range(n - 1, -1, -1)):
+                    total = d * (k - 1)
+                    self._reversed_padding_repeated_twice[2 * i] = total // 2
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total - total // 2
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
+        shape = ((in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups))
+        self.weight = Parameter(_C.empty(shape + self.kernel_size, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(_C.empty((out_channels,), dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.kernel_size):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+
+class _Conv(_ConvNd):
+    def forward(self, input):
+        conv = getattr(F, f"conv{self._dims}d")
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv1d(_Conv):
+    _dims = 1
+
+
+class Conv2d(_Conv):
+    _dims = 2
+
+
+class Conv3d(_Conv):
+    _dims = 3
+
+
+class _ConvTranspose(_ConvNd):
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         output_padding, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        output_size = list(output_size)[-n:]
+        pads = []
+        for d in range(n):
+            size = input.size(input.dim() - n + d)
+            least = ((size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (self.kernel_size[d] - 1)
+                     + 1)
+            if not least <= output_size[d] < least + self.stride[d]:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {least} to "
+                                 f"{least + self.stride[d] - 1} (for an input of {list(input.shape)[-n:]})")
+            pads.append(output_size[d] - least)
+        return tuple(pads)
+
+    def forward(self, input, output_size=None):
+        conv = getattr(F, f"conv_transpose{self._dims}d")
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
+                    self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTranspose):
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTranspose):
+    _dims = 2
+
+
+class ConvTranspose3d(_ConvTranspose):
+    _dims = 3
+
+
+class Fold(Module):
+    """col2im: sums sliding blocks back into a (N, C, *output_size) tensor."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+                "stride={stride}".format(**self.__dict__))
+
+
+class Unfold(Module):
+    """im2col: the sliding blocks of a (N, C, H, W) tensor as columns."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return "kernel_size={kernel_size}, dilation={dilation}, padding={padding}, stride={stride}".format(
+            **self.__dict__)
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
