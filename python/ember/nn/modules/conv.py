@@ -1,9 +1,8 @@
 """Convolution layers (torch.nn.modules.conv) and Fold/Unfold, PixelShuffle/PixelUnshuffle."""
-import math
-
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .linear import Linear
 from .module import Module
 from ... import _C
 
@@ -65,13 +64,8 @@ class _ConvNd(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+    # The same initialisation as Linear's (weight fan-in from in_channels / groups * kernel).
+    reset_parameters = Linear.reset_parameters
 
     def extra_repr(self):
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

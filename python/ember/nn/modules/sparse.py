@@ -8,6 +8,28 @@ from ... import _C
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _padding_idx(padding_idx, num_embeddings, name):
+    """padding_idx checked against the table and made non-negative (PyTorch's messages)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num_embeddings, f"{name} must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num_embeddings, f"{name} must be within num_embeddings"
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def _init_weight(module, weight, num_embeddings, embedding_dim, dtype, device):
+    """A fresh initialised table, or the given one (of the right shape) as the parameter."""
+    if weight is None:
+        module.weight = Parameter(_C.empty((num_embeddings, embedding_dim), dtype=dtype, device=device))
+        module.reset_parameters()
+    else:
+        assert list(weight.shape) == [num_embeddings, embedding_dim], \
+            "Shape of weight does not match num_embeddings and embedding_dim"
+        module.weight = Parameter(weight)
+
+
 class Embedding(Module):
     """A lookup table of num_embeddings vectors of size embedding_dim."""
 
@@ -16,24 +38,12 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
-        if _weight is None:
-            self.weight = Parameter(_C.empty((num_embeddings, embedding_dim), dtype=dtype, device=device))
-            self.reset_parameters()
-        else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
-                "Shape of weight does not match num_embeddings and embedding_dim"
-            self.weight = Parameter(_weight)
+        _init_weight(self, _weight, num_embeddings, embedding_dim, dtype, device)
 
     def reset_parameters(self):
         init.normal_(self.weight)
@@ -86,20 +96,8 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        if _weight is None:
-            self.weight = Parameter(_C.empty((num_embeddings, embedding_dim), dtype=dtype, device=device))
-            self.reset_parameters()
-        else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
-                "Shape of weight does not match num_embeddings and embedding_dim"
-            self.weight = Parameter(_weight)
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "padding_idx")
+        _init_weight(self, _weight, num_embeddings, embedding_dim, dtype, device)
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
