@@ -12,3 +12,4 @@ from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403

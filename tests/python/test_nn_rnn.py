@@ -1,0 +1,258 @@
+"""Recurrent layers against torch.nn in float64: outputs, final states, input gradients
+and every parameter gradient."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+import ember.nn as nn
+from ember.nn.utils import rnn as eru
+
+RTOL, ATOL = 1e-7, 1e-9
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _pair(cls_name, *args, **kwargs):
+    """(ember layer, torch layer) of the same class, ember holding torch's parameters."""
+    t = getattr(torch.nn, cls_name)(*args, **kwargs).double()
+    e = getattr(nn, cls_name)(*args, **kwargs).double()
+    names_e = dict(e.named_parameters())
+    assert set(names_e) == {n for n, _ in t.named_parameters()}
+    for name, p in t.named_parameters():
+        with ember.no_grad():
+            names_e[name].copy_(ember.from_numpy(p.detach().numpy().copy()))
+    return e, t
+
+
+def _both(a, grad=True):
+    e = ember.from_numpy(a.copy())
+    t = torch.from_numpy(a.copy())
+    if grad:
+        e.requires_grad_()
+        t.requires_grad_()
+    return e, t
+
+
+def _close(e, t):
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=RTOL, atol=ATOL)
+
+
+def _flat(out):
+    """The tensors of a layer's result, in order."""
+    if isinstance(out, (eru.PackedSequence, torch.nn.utils.rnn.PackedSequence)):
+        return [out.data]
+    if isinstance(out, (tuple, list)):
+        return [x for o in out for x in _flat(o)]
+    return [out]
+
+
+def _backward_compare(e_mod, t_mod, oe, ot, leaves, seed=5):
+    fe, ft = _flat(oe), _flat(ot)
+    assert len(fe) == len(ft)
+    g = _rng(seed)
+    le, lt = 0, 0
+    for a, b in zip(fe, ft):
+        _close(a, b)
+        w = g.standard_normal(tuple(b.shape))
+        le = le + (a * ember.from_numpy(w)).sum()
+        lt = lt + (b * torch.from_numpy(w)).sum()
+    le.backward()
+    lt.backward()
+    for a, b in leaves:
+        _close(a.grad, b.grad)
+    te = dict(t_mod.named_parameters())
+    for name, p in e_mod.named_parameters():
+        _close(p.grad, te[name].grad)
+
+
+CONFIGS = [
+    dict(num_layers=1),
+    dict(num_layers=2),
+    dict(num_layers=2, bidirectional=True),
+    dict(num_layers=1, bidirectional=True, batch_first=True),
+    dict(num_layers=2, bias=False),
+    dict(num_layers=2, batch_first=True, bias=False, bidirectional=True),
+]
+KINDS = [("RNN", {}), ("RNN", {"nonlinearity": "relu"}), ("LSTM", {}), ("GRU", {})]
+
+
+def _state(kind, shape, seed):
+    g = _rng(seed)
+    if kind == "LSTM":
+        (he, ht), (ce, ct) = _both(g.standard_normal(shape)), _both(g.standard_normal(shape))
+        return (he, ce), (ht, ct), [(he, ht), (ce, ct)]
+    he, ht = _both(g.standard_normal(shape))
+    return he, ht, [(he, ht)]
+
+
+@pytest.mark.parametrize("kind,extra", KINDS, ids=["rnn_tanh", "rnn_relu", "lstm", "gru"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+@pytest.mark.parametrize("with_state", [False, True])
+def test_layer_padded(kind, extra, cfg, with_state):
+    e, t = _pair(kind, 5, 4, **cfg, **extra)
+    T, B = 6, 3
+    shape = (B, T, 5) if cfg.get("batch_first") else (T, B, 5)
+    xe, xt = _both(_rng(1).standard_normal(shape))
+    leaves = [(xe, xt)]
+    D = 2 if cfg.get("bidirectional") else 1
+    if with_state:
+        se, st, sl = _state(kind, (cfg["num_layers"] * D, B, 4), 2)
+        oe, ot = e(xe, se), t(xt, st)
+        leaves += sl
+    else:
+        oe, ot = e(xe), t(xt)
+    _backward_compare(e, t, oe, ot, leaves)
+
+
+@pytest.mark.parametrize("kind,extra", KINDS, ids=["rnn_tanh", "rnn_relu", "lstm", "gru"])
+@pytest.mark.parametrize("with_state", [False, True])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_layer_unbatched(kind, extra, with_state, batch_first):
+    e, t = _pair(kind, 5, 4, num_layers=2, bidirectional=True, batch_first=batch_first, **extra)
+    xe, xt = _both(_rng(3).standard_normal((7, 5)))
+    leaves = [(xe, xt)]
+    if with_state:
+        se, st, sl = _state(kind, (4, 4), 4)
+        oe, ot = e(xe, se), t(xt, st)
+        leaves += sl
+    else:
+        oe, ot = e(xe), t(xt)
+    assert tuple(_flat(oe)[0].shape) == (7, 8)
+    _backward_compare(e, t, oe, ot, leaves)
+
+
+@pytest.mark.parametrize("kind,extra", KINDS, ids=["rnn_tanh", "rnn_relu", "lstm", "gru"])
+@pytest.mark.parametrize("cfg", [dict(num_layers=1), dict(num_layers=2, bidirectional=True),
+                                 dict(num_layers=2, bias=False, bidirectional=True)],
+                         ids=["l1", "l2_bi", "l2_bi_nobias"])
+@pytest.mark.parametrize("with_state", [False, True])
+@pytest.mark.parametrize("enforce_sorted", [False, True])
+def test_layer_packed(kind, extra, cfg, with_state, enforce_sorted):
+    e, t = _pair(kind, 5, 4, **cfg, **extra)
+    lengths = [3, 6, 1, 4] if not enforce_sorted else [6, 4, 3, 1]
+    xe, xt = _both(_rng(6).standard_normal((6, 4, 5)))
+    pe = eru.pack_padded_sequence(xe, lengths, enforce_sorted=enforce_sorted)
+    pt = torch.nn.utils.rnn.pack_padded_sequence(xt, lengths, enforce_sorted=enforce_sorted)
+    leaves = [(xe, xt)]
+    D = 2 if cfg.get("bidirectional") else 1
+    if with_state:
+        se, st, sl = _state(kind, (cfg["num_layers"] * D, 4, 4), 7)
+        oe, ot = e(pe, se), t(pt, st)
+        leaves += sl
+    else:
+        oe, ot = e(pe), t(pt)
+    assert isinstance(oe[0], eru.PackedSequence)
+    assert oe[0].batch_sizes.tolist() == ot[0].batch_sizes.tolist()
+    pad_e, len_e = eru.pad_packed_sequence(oe[0])
+    pad_t, len_t = torch.nn.utils.rnn.pad_packed_sequence(ot[0])
+    _close(pad_e, pad_t)
+    assert len_e.tolist() == len_t.tolist()
+    _backward_compare(e, t, oe, ot, leaves)
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_dropout_eval_and_train_shapes(kind):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e, t = _pair(kind, 5, 4, num_layers=3, dropout=0.5)
+    e.eval()
+    t.eval()
+    xe, xt = _both(_rng(8).standard_normal((4, 2, 5)))
+    _backward_compare(e, t, e(xe), t(xt), [(xe, xt)])
+    e.train()
+    out = e(xe)
+    assert tuple(_flat(out)[0].shape) == (4, 2, 4)
+
+
+@pytest.mark.parametrize("cls,extra", [("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
+                                       ("LSTMCell", {}), ("GRUCell", {})],
+                         ids=["rnn_tanh", "rnn_relu", "lstm", "gru"])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_cells(cls, extra, bias, batched, with_state):
+    e, t = _pair(cls, 5, 4, bias=bias, **extra)
+    xe, xt = _both(_rng(9).standard_normal((3, 5) if batched else (5,)))
+    leaves = [(xe, xt)]
+    if with_state:
+        shape = (3, 4) if batched else (4,)
+        se, st, sl = _state("LSTM" if cls == "LSTMCell" else "x", shape, 10)
+        oe, ot = e(xe, se), t(xt, st)
+        leaves += sl
+    else:
+        oe, ot = e(xe), t(xt)
+    _backward_compare(e, t, oe, ot, leaves)
+
+
+def test_parameter_names_shapes_and_init():
+    e = nn.LSTM(10, 20, num_layers=2, bidirectional=True)
+    t = torch.nn.LSTM(10, 20, num_layers=2, bidirectional=True)
+    assert [(n, tuple(p.shape)) for n, p in e.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t.named_parameters()]
+    bound = 1 / np.sqrt(20)
+    for p in e.parameters():
+        a = p.detach().numpy()
+        assert np.all(np.abs(a) <= bound) and a.std() > 0.1 * bound
+    assert [len(w) for w in e.all_weights] == [4, 4, 4, 4]
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    (("LSTM", 10, 20), dict(num_layers=2, batch_first=True)),
+    (("GRU", 10, 20), dict(bias=False, bidirectional=True, dropout=0.5, num_layers=2)),
+    (("RNN", 3, 4), dict(nonlinearity="relu")),
+    (("RNNCell", 3, 4), dict(nonlinearity="relu", bias=False)),
+    (("LSTMCell", 3, 4), {}),
+    (("GRUCell", 3, 4), dict(bias=False)),
+])
+def test_repr(args, kwargs):
+    assert repr(getattr(nn, args[0])(*args[1:], **kwargs)) == repr(getattr(torch.nn, args[0])(*args[1:], **kwargs))
+
+
+def _message(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        return type(exc).__name__, str(exc)
+    return None
+
+
+@pytest.mark.parametrize("case", ["input_size", "hidden", "lstm_hidden1", "hidden_dim", "input_dim",
+                                  "proj_rnn", "nonlinearity", "dropout_range", "cell_dim"])
+def test_errors(case):
+    def build(lib):
+        m = lib.nn
+        x = lambda *s: lib.zeros(s, dtype=lib.float64)  # noqa: E731
+        if case == "input_size":
+            return lambda: m.RNN(10, 20, 2).double()(x(5, 3, 7))
+        if case == "hidden":
+            return lambda: m.GRU(10, 20, 2).double()(x(5, 3, 10), x(1, 3, 20))
+        if case == "lstm_hidden1":
+            return lambda: m.LSTM(10, 20).double()(x(5, 3, 10), (x(1, 3, 20), x(1, 2, 20)))
+        if case == "hidden_dim":
+            return lambda: m.RNN(10, 20).double()(x(5, 3, 10), x(3, 20))
+        if case == "input_dim":
+            return lambda: m.LSTM(10, 20).double()(x(5, 3, 2, 10))
+        if case == "proj_rnn":
+            return lambda: m.RNN(10, 20, proj_size=5)
+        if case == "nonlinearity":
+            return lambda: m.RNN(10, 20, nonlinearity="sigmoid")
+        if case == "dropout_range":
+            return lambda: m.GRU(10, 20, dropout=1.5)
+        return lambda: m.GRUCell(10, 20).double()(x(2, 3, 10))
+    me, mt = _message(build(ember)), _message(build(torch))
+    assert mt is not None and me == mt
+
+
+def test_dropout_warning_and_proj_size():
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+            lib.nn.LSTM(3, 4, dropout=0.2)
+    with pytest.raises(NotImplementedError):
+        nn.LSTM(3, 4, proj_size=2)
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        nn.LSTM(3, 4, proj_size=4)
