@@ -132,6 +132,8 @@ from workloads_nn import WORKLOADS as _NN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_NN_WORKLOADS)
 from workloads_conv import WORKLOADS as _CONV_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_CONV_WORKLOADS)
+from workloads_rnn import WORKLOADS as _RNN_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_RNN_WORKLOADS)
 
 
 def copy_bandwidth():

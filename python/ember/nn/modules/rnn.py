@@ -50,7 +50,7 @@ class _Recurrence(Function):
     def forward(ctx, mode, batch_sizes, reverse, xw, h0, c0, w_hh, b_hh):
         steps = _steps(batch_sizes, reverse)
         H = h0.size(1)
-        whh_t = w_hh.t()
+        whh_t = w_hh.t().contiguous()  # row-major (H, G*H): the faster matmul layout
         lstm = mode == "LSTM"
         h, c = h0, c0
         hn = _C.empty_like(h0)
