@@ -12,3 +12,5 @@ from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .activation_attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
