@@ -375,3 +375,4 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if mode == "mean":
         out = out / counts.clamp_min(1).unsqueeze(1).to(weight.dtype)
     return out
+from ._functional_attention import *  # noqa: F401,F403
