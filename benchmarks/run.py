@@ -134,6 +134,8 @@ from workloads_conv import WORKLOADS as _CONV_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_CONV_WORKLOADS)
 from workloads_rnn import WORKLOADS as _RNN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_RNN_WORKLOADS)
+from workloads_attention import WORKLOADS as _ATTENTION_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_ATTENTION_WORKLOADS)
 
 
 def copy_bandwidth():

@@ -22,7 +22,8 @@ def _scores(q, k, mask, scale):
     """scale * q @ k^T (+ mask) for 3-D q (B, L, E), k (B, S, E); mask broadcastable to (B, L, S)."""
     kt = k.transpose(1, 2)
     if mask is None:
-        return _C.bmm(q * scale, kt) if scale != 1.0 else _C.bmm(q, kt)
+        # beta=0: the scale rides on the product (alpha), the zero `self` is never read.
+        return _C.baddbmm(_C.zeros((1, 1, 1), dtype=q.dtype), q, kt, beta=0, alpha=scale)
     return _C.baddbmm(mask, q, kt, alpha=scale)
 
 
@@ -53,7 +54,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # One batched product over the flattened batch dims.
         q, k, v = query.reshape(-1, L, E), key.reshape(-1, S, E), value.reshape(-1, S, value.shape[-1])
         if mask is not None:
-            mask = mask.expand(batch + (L, S)).reshape(-1, L, S)
+            if all(d == 1 for d in mask.shape[:-2]):  # one mask for every batch: a broadcast view
+                mask = mask.reshape(1, L, S).expand(q.shape[0], L, S)
+            else:
+                mask = mask.expand(batch + (L, S)).reshape(-1, L, S)
         w = _C.softmax(_scores(q, k, mask, scale), -1)
         if dropout_p > 0.0:
             w = _C.dropout(w, dropout_p, True)
