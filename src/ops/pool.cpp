@@ -8,6 +8,7 @@
 // gradient is an op of its own, whose gradient is the pooling again.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -110,33 +111,40 @@ inline int64_t avg_divisor(const AvgOpts& a, const Win& wd, const Win& wh, const
   return (wd.hi - wd.lo) * (wh.hi - wh.lo) * (ww.hi - ww.lo);
 }
 
+// Calls f(o, wd, wh, ww) for each output o of a plane, in order, with its clamped windows;
+// f is not called for windows that lie entirely in the padding.
+template <typename F>
+void for_avg_windows(const Geom& g, const F& f) {
+  int64_t o = 0;
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    const Win wd = avg_win(g, 0, od);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      const Win wh = avg_win(g, 1, oh);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
+        const Win ww = avg_win(g, 2, ow);
+        if (wd.lo < wd.hi && wh.lo < wh.hi && ww.lo < ww.hi) f(o, wd, wh, ww);
+      }
+    }
+  }
+}
+
+// Outputs whose window lies entirely in the padding are 0.
 template <typename T>
 void avg_pool_kernel(const T* x, T* y, const Geom& g, const AvgOpts& a) {
   const int64_t isz = g.in_numel(), osz = g.out_numel();
   for_planes(g, osz * g.k[0] * g.k[1] * g.k[2], [&](int64_t pl) {
     const T* xp = x + pl * isz;
     T* yp = y + pl * osz;
-    int64_t o = 0;
-    for (int64_t od = 0; od < g.out[0]; ++od) {
-      const Win wd = avg_win(g, 0, od);
-      for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-        const Win wh = avg_win(g, 1, oh);
-        for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
-          const Win ww = avg_win(g, 2, ow);
-          if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) {
-            yp[o] = 0;
-            continue;
-          }
-          T sum = 0;
-          for (int64_t id = wd.lo; id < wd.hi; ++id)
-            for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
-              const T* row = xp + (id * g.in[1] + ih) * g.in[2];
-              for (int64_t iw = ww.lo; iw < ww.hi; ++iw) sum += row[iw];
-            }
-          yp[o] = sum / static_cast<T>(avg_divisor(a, wd, wh, ww));
+    std::fill(yp, yp + osz, T(0));
+    for_avg_windows(g, [&](int64_t o, const Win& wd, const Win& wh, const Win& ww) {
+      T sum = 0;
+      for (int64_t id = wd.lo; id < wd.hi; ++id)
+        for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
+          const T* row = xp + (id * g.in[1] + ih) * g.in[2];
+          for (int64_t iw = ww.lo; iw < ww.hi; ++iw) sum += row[iw];
         }
-      }
-    }
+      yp[o] = sum / static_cast<T>(avg_divisor(a, wd, wh, ww));
+    });
   });
 }
 
@@ -147,23 +155,14 @@ void avg_pool_backward_kernel(const T* gy, T* gx, const Geom& g, const AvgOpts& 
   for_planes(g, osz * g.k[0] * g.k[1] * g.k[2], [&](int64_t pl) {
     const T* gp = gy + pl * osz;
     T* xp = gx + pl * isz;
-    int64_t o = 0;
-    for (int64_t od = 0; od < g.out[0]; ++od) {
-      const Win wd = avg_win(g, 0, od);
-      for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-        const Win wh = avg_win(g, 1, oh);
-        for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
-          const Win ww = avg_win(g, 2, ow);
-          if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) continue;
-          const T v = gp[o] / static_cast<T>(avg_divisor(a, wd, wh, ww));
-          for (int64_t id = wd.lo; id < wd.hi; ++id)
-            for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
-              T* row = xp + (id * g.in[1] + ih) * g.in[2];
-              for (int64_t iw = ww.lo; iw < ww.hi; ++iw) row[iw] += v;
-            }
+    for_avg_windows(g, [&](int64_t o, const Win& wd, const Win& wh, const Win& ww) {
+      const T v = gp[o] / static_cast<T>(avg_divisor(a, wd, wh, ww));
+      for (int64_t id = wd.lo; id < wd.hi; ++id)
+        for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
+          T* row = xp + (id * g.in[1] + ih) * g.in[2];
+          for (int64_t iw = ww.lo; iw < ww.hi; ++iw) row[iw] += v;
         }
-      }
-    }
+    });
   });
 }
 

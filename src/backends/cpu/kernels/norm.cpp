@@ -104,8 +104,10 @@ void layer_norm_backward(const LayerNormArgs& a) {
       const S* x = X + r * cols;
       const S* dy = DY + r * cols;
       const V vm = vec::splat<C>(convert<C>(mean[r])), vr = vec::splat<C>(convert<C>(rstd[r]));
+      // dx = rstd * (dy*w - s1/n - xhat*s2/n) with s1, s2 the row sums of dy*w and dy*w*xhat;
+      // the same pass over the cached row adds dy*xhat and dy to the block's dw and db.
+      V c1{}, c2{};
       if (DX) {
-        // sums of dy*w and dy*w*xhat, then dx = rstd * (dy*w - s1/n - xhat*s2/n)
         V s1{}, s2{};
         for_vectors<S>(cols, [&](int64_t j, int k) {
           V g = vload_part<S>(dy + j, k, C(0));
@@ -113,23 +115,22 @@ void layer_norm_backward(const LayerNormArgs& a) {
           s1 += g;
           s2 += g * (vload_part<S>(x + j, k, C(0)) - vm) * vr;
         });
-        const V c1 = vec::splat<C>(hsum<C>(s1) / C(cols)), c2 = vec::splat<C>(hsum<C>(s2) / C(cols));
-        S* dx = DX + r * cols;
-        for_vectors<S>(cols, [&](int64_t j, int k) {
-          V g = vload_part<S>(dy + j, k, C(0));
-          if (w) g *= vload_part<S>(w + j, k, C(0));
-          const V xhat = (vload_part<S>(x + j, k, C(0)) - vm) * vr;
-          vstore_part<S, C>(dx + j, vr * (g - c1 - xhat * c2), k);
-        });
+        c1 = vec::splat<C>(hsum<C>(s1) / C(cols));
+        c2 = vec::splat<C>(hsum<C>(s2) / C(cols));
       }
-      if (param_grads) {
-        for_vectors<S>(cols, [&](int64_t j, int k) {
-          const V g = vload_part<S>(dy + j, k, C(0));
-          const V xhat = (vload_part<S>(x + j, k, C(0)) - vm) * vr;
+      S* dx = DX ? DX + r * cols : nullptr;
+      for_vectors<S>(cols, [&](int64_t j, int k) {
+        const V g = vload_part<S>(dy + j, k, C(0));
+        const V xhat = (vload_part<S>(x + j, k, C(0)) - vm) * vr;
+        if (dx) {
+          const V gw = w ? g * vload_part<S>(w + j, k, C(0)) : g;
+          vstore_part<S, C>(dx + j, vr * (gw - c1 - xhat * c2), k);
+        }
+        if (param_grads) {
           vec::store(pdw + j, vec::load<V>(pdw + j) + g * xhat);
           vec::store(pdb + j, vec::load<V>(pdb + j) + g);
-        });
-      }
+        }
+      });
     }
   }
   if (!param_grads) return;
