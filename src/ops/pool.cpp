@@ -318,9 +318,10 @@ DimVector out_shape(const Tensor& self, const Geom& g, int64_t sd) {
   return s;
 }
 
-// Channels-last 4-D/5-D input (PyTorch keeps that layout for the result).
+// Channels-last 4-D input (PyTorch 1.13 keeps that layout for 2-D pooling's result; its 3-D
+// pooling returns contiguous results even for channels-last-3d input).
 bool channels_last(const Tensor& t) {
-  if ((t.dim() != 4 && t.dim() != 5) || t.is_contiguous() || t.size(1) == 1) return false;
+  if (t.dim() != 4 || t.is_contiguous() || t.size(1) == 1) return false;
   int64_t acc = t.size(1);
   if (t.stride(1) != 1) return false;
   for (int64_t d = t.dim() - 1; d >= 2; --d) {
