@@ -16,6 +16,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ember/autograd.h"
 #include "ember/dispatch.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_sample.h"
@@ -513,6 +514,9 @@ Tensor affine_grid_generator_k(const Tensor& theta, IntArrayRef size, bool ac) {
   EMBER_CHECK(theta.dim() == 3 && theta.size(0) == n && theta.size(1) == sd && theta.size(2) == sd + 1, RuntimeError,
               "affine_grid_generator(): expected theta of sizes [", n, ", ", sd, ", ", sd + 1, "] for size ", size,
               ", but got ", theta.sizes());
+  EMBER_CHECK(!(theta.is_complex() && autograd::GradMode::is_enabled() && autograd::requires_grad(theta)),
+              RuntimeError,
+              "affine_grid_generator does not support automatic differentiation for outputs with complex dtype.");
   const TensorOptions o = TensorOptions(theta.dtype()).device(theta.device());
   // base[..., a] is the normalized coordinate along spatial dim sd - 1 - a; the last entry is 1.
   DimVector bshape{n};

@@ -65,11 +65,11 @@ W area_scale(int64_t in, int64_t out, bool align_corners, double scale) {
 
 // Nearest source index, in float as PyTorch computes it (a different rounding would pick a
 // different pixel).
-// bf16: PyTorch's generic (not channels-last) kernel rounds the scale to bfloat16 first.
+// bf16: PyTorch's generic (not channels-last) nearest kernel rounds the scale to bfloat16.
 int64_t nearest_src(int64_t o, int64_t in, int64_t out, double scale, bool exact, bool shortcut, bool bf16) {
   if (shortcut && out == in) return o;
   if (shortcut && out == 2 * in) return o >> 1;
-  const float s = round_to(scale > 0 ? float(1.0 / scale) : float(in) / float(out), bf16 && !shortcut);
+  const float s = round_to(scale > 0 ? float(1.0 / scale) : float(in) / float(out), bf16);
   const float f = exact ? std::floor(float((double(o) + 0.5) * double(s))) : std::floor(float(o) * s);
   return std::min(static_cast<int64_t>(f), in - 1);
 }
@@ -96,7 +96,8 @@ Axis<W> make_axis(int64_t mode, int64_t in, int64_t out, bool align_corners, dou
   a.w.assign(static_cast<size_t>(out * a.k), W(0));
   if (mode == kNearest || mode == kNearestExact || mode == kNearestShortcut) {
     for (int64_t o = 0; o < out; ++o) {
-      a.idx[o] = nearest_src(o, in, out, scale, mode == kNearestExact, mode == kNearestShortcut, bf16);
+      a.idx[o] = nearest_src(o, in, out, scale, mode == kNearestExact, mode == kNearestShortcut,
+                             bf16 && mode == kNearest);
       a.w[o] = W(1);
     }
     return a;
@@ -349,7 +350,8 @@ Tensor upsample_backward_k(const Tensor& grad_output, IntArrayRef input_size, in
   IntArrayRef in = input_size.slice(2, sd), out = grad_output.sizes().slice(2, sd);
   auto run = [&](auto t) {
     using T = decltype(t);
-    const std::vector<Axis<T>> ax = make_axes<T>(mode, in, out, align_corners, scales, dt == kBFloat16);
+    // (16-bit gradients: weights in float, one rounding at the end.)
+    const std::vector<Axis<T>> ax = make_axes<T>(mode, in, out, align_corners, scales, false);
     const T* gp = static_cast<const T*>(gy.data_ptr());
     T* xp = static_cast<T*>(gx.data_ptr());
     if (taps_of(mode) == 1) backward_kernel<T, 1, true>(gp, xp, planes, ax.data());

@@ -8,6 +8,7 @@ import warnings
 from .. import _C
 from ._functional_conv import *  # noqa: F401,F403
 from ._functional_loss import *  # noqa: F401,F403
+from ._functional_sample import *  # noqa: F401,F403
 
 linear = _C.linear
 bilinear = _C.bilinear

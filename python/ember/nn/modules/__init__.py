@@ -12,6 +12,7 @@ from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .activation_attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
