@@ -27,14 +27,16 @@ namespace {
 enum Mode : int64_t { kBilinear = 0, kNearest = 1, kBicubic = 2 };
 enum Pad : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
-constexpr int64_t kTile = 256;
+// Taps per tile: 16 K of them, so that a tile's taps stay in the L2 cache while every channel
+// walks them (a channel plane of a typical image stays in L1 meanwhile).
+constexpr int64_t kTileTaps = 16384;
 
 // ---------------------------------------------------------------- coordinates
 // Grid coordinate in [-1, 1] to input coordinate; *d: its derivative. The 2-D forms are those
 // of PyTorch's vectorized kernel, the 3-D ones those of its scalar kernel (nearest rounding
 // can tell them apart).
 template <typename T>
-T unnormalize(T c, int64_t size, bool ac, bool vec_form, T* d) {
+[[gnu::always_inline]] inline T unnormalize(T c, int64_t size, bool ac, bool vec_form, T* d) {
   if (ac) {
     *d = T(size - 1) / 2;
     return vec_form ? (c + 1) * *d : ((c + 1) / 2) * T(size - 1);
@@ -45,7 +47,7 @@ T unnormalize(T c, int64_t size, bool ac, bool vec_form, T* d) {
 
 // Clamped to [0, size - 1]; *d is 0 at and beyond the ends.
 template <typename T>
-T clip(T c, int64_t size, T* d) {
+[[gnu::always_inline]] inline T clip(T c, int64_t size, T* d) {
   const T hi = T(size - 1);
   if (c <= T(0)) {
     *d = 0;
@@ -61,7 +63,7 @@ T clip(T c, int64_t size, T* d) {
 
 // Reflected into [twice_low / 2, twice_high / 2]; *d is the sign the reflection leaves.
 template <typename T>
-T reflect(T c, int64_t twice_low, int64_t twice_high, T* d) {
+[[gnu::always_inline]] inline T reflect(T c, int64_t twice_low, int64_t twice_high, T* d) {
   if (twice_low == twice_high) {
     *d = 0;
     return 0;
@@ -85,7 +87,7 @@ T reflect(T c, int64_t twice_low, int64_t twice_high, T* d) {
 
 // Border and reflection padding of an (unnormalized) coordinate; *d multiplied by the chain.
 template <typename T>
-T pad_coord(T c, int64_t size, int64_t pad, bool ac, T* d) {
+[[gnu::always_inline]] inline T pad_coord(T c, int64_t size, int64_t pad, bool ac, T* d) {
   if (pad == kZeros) return c;
   T dr = 1, dc;
   if (pad == kReflection) c = ac ? reflect(c, 0, 2 * (size - 1), &dr) : reflect(c, -1, 2 * size - 1, &dr);
@@ -97,7 +99,7 @@ T pad_coord(T c, int64_t size, int64_t pad, bool ac, T* d) {
 // Keys' cubic convolution weights (a = -0.75) of the taps at floor - 1 .. floor + 2 for the
 // fraction t, and their derivatives in t.
 template <typename T>
-void cubic(T t, T* w, T* dw) {
+[[gnu::always_inline]] inline void cubic(T t, T* w, T* dw) {
   const T a = T(-0.75);
   auto near = [&](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
   auto dnear = [&](T x) { return (3 * (a + 2) * x - 2 * (a + 3)) * x; };
@@ -125,165 +127,233 @@ struct Geom {
 
 int64_t taps_per_axis(int64_t mode) { return mode == kBilinear ? 2 : mode == kBicubic ? 4 : 1; }
 
-// The taps of positions [p0, p0 + m) of batch element `b` (grid g, [N, P, sd]): off/w [m * k],
-// and with derivs, dw [sd][m * k] (derivative of each weight along grid coordinate a).
-template <typename T>
+// The taps of positions [p0, p0 + m) of batch element `b` (grid [N, P, SD]): off/w [m * K],
+// and with dw, the derivative of each weight along each grid coordinate a, dw [SD][m * K].
+// KA taps per axis (1 nearest, 2 bilinear, 4 bicubic), K = KA^SD.
+template <typename T, int SD, int KA>
 void make_taps(const Geom& G, const T* grid, int64_t b, int64_t p0, int64_t m, int64_t* off, T* w, T* dw) {
-  const int64_t sd = G.sd, ka = taps_per_axis(G.mode), k = G.k;
-  int64_t stride[3];
+  constexpr int K = KA == 1 ? 1 : (SD == 2 ? KA * KA : KA * KA * KA);
+  int64_t stride[SD], size[SD];
   {
     int64_t s = 1;
-    for (int64_t a = 0; a < sd; ++a) {  // grid coordinate a indexes spatial dim sd - 1 - a
+    for (int a = 0; a < SD; ++a) {  // grid coordinate a indexes spatial dim SD - 1 - a
+      size[a] = G.in[2 - a];
       stride[a] = s;
-      s *= G.in[2 - a];
+      s *= size[a];
     }
   }
-  for (int64_t i = 0; i < m; ++i) {
-    const T* gp = grid + ((b * G.positions) + p0 + i) * sd;
-    // Per axis: ka taps with index (-1 if outside), weight and weight derivative.
-    int64_t idx[3][4];
-    T wa[3][4], da[3][4];
-    for (int64_t a = 0; a < sd; ++a) {
-      const int64_t size = G.in[2 - a];
+  const T* gp = grid + (b * G.positions + p0) * SD;
+  for (int64_t i = 0; i < m; ++i, gp += SD) {
+    // Per axis: KA taps with index (-1 if outside), weight and weight derivative.
+    int64_t idx[SD][KA];
+    T wa[SD][KA], da[SD][KA];
+#pragma GCC unroll 3
+    for (int a = 0; a < SD; ++a) {
+      const int64_t n = size[a];
       T mult;
-      T c = unnormalize(gp[a], size, G.ac, sd == 2, &mult);
-      if (G.mode == kBicubic) {
+      T c = unnormalize(gp[a], n, G.ac, SD == 2, &mult);
+      if constexpr (KA == 4) {
         const T f = std::floor(c);
         cubic(c - f, wa[a], da[a]);
-        for (int64_t t = 0; t < 4; ++t) {
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; ++t) {
           // Each tap is padded on its own (as an integer coordinate).
           T unused = 1;
-          const T pc = pad_coord(f - 1 + T(t), size, G.pad, G.ac, &unused);
-          idx[a][t] = pc >= T(0) && pc <= T(size - 1) ? static_cast<int64_t>(pc) : -1;
+          const T pc = pad_coord(f - 1 + T(t), n, G.pad, G.ac, &unused);
+          idx[a][t] = pc >= T(0) && pc <= T(n - 1) ? static_cast<int64_t>(pc) : -1;
           da[a][t] *= mult;
         }
-        continue;
-      }
-      c = pad_coord(c, size, G.pad, G.ac, &mult);
-      if (G.mode == kNearest) {
-        const T r = std::nearbyint(c);
-        idx[a][0] = r >= T(0) && r <= T(size - 1) ? static_cast<int64_t>(r) : -1;
-        wa[a][0] = 1;
-        da[a][0] = 0;
       } else {
-        const T f = std::floor(c), t = c - f;
-        idx[a][0] = f >= T(0) && f <= T(size - 1) ? static_cast<int64_t>(f) : -1;
-        idx[a][1] = f + 1 >= T(0) && f + 1 <= T(size - 1) ? static_cast<int64_t>(f) + 1 : -1;
-        wa[a][0] = 1 - t;
-        wa[a][1] = t;
-        da[a][0] = -mult;
-        da[a][1] = mult;
+        c = pad_coord(c, n, G.pad, G.ac, &mult);
+        // Beyond [-2, n + 1] no tap is inside; clamping there (NaN too) keeps the integer
+        // conversions defined, and the index tests below branch-free.
+        const T cc = c >= T(-2) ? (c <= T(n + 1) ? c : T(n + 1)) : T(-2);
+        if constexpr (KA == 1) {
+          const int64_t r = static_cast<int64_t>(std::nearbyint(cc));
+          idx[a][0] = static_cast<uint64_t>(r) < static_cast<uint64_t>(n) ? r : -1;
+          wa[a][0] = 1;
+          da[a][0] = 0;
+        } else {
+          int64_t fi = static_cast<int64_t>(cc);  // floor: truncation, one less below zero
+          fi -= T(fi) > cc;
+          const T t = cc - T(fi);
+          idx[a][0] = static_cast<uint64_t>(fi) < static_cast<uint64_t>(n) ? fi : -1;
+          idx[a][1] = static_cast<uint64_t>(fi + 1) < static_cast<uint64_t>(n) ? fi + 1 : -1;
+          wa[a][0] = 1 - t;
+          wa[a][1] = t;
+          da[a][0] = -mult;
+          da[a][1] = mult;
+        }
       }
     }
     // The cartesian product of the axes' taps (x fastest).
-    for (int64_t j = 0; j < k; ++j) {
-      int64_t o = 0, rest = j;
+#pragma GCC unroll 16
+    for (int j = 0; j < K; ++j) {
+      int64_t o = 0;
       T weight = 1;
       bool inside = true;
-      int64_t t[3];
-      for (int64_t a = 0; a < sd; ++a) {
-        t[a] = rest % ka;
-        rest /= ka;
+      int t[SD];
+#pragma GCC unroll 3
+      for (int a = 0, rest = j; a < SD; ++a, rest /= KA) {
+        t[a] = rest % KA;
         inside = inside && idx[a][t[a]] >= 0;
         o += idx[a][t[a]] * stride[a];
         weight *= wa[a][t[a]];
       }
-      off[i * k + j] = inside ? o : -1;
-      w[i * k + j] = weight;
+      off[i * K + j] = inside ? o : -1;
+      w[i * K + j] = weight;
       if (dw)
-        for (int64_t a = 0; a < sd; ++a) {
+#pragma GCC unroll 3
+        for (int a = 0; a < SD; ++a) {
           T d = da[a][t[a]];
-          for (int64_t b2 = 0; b2 < sd; ++b2)
-            if (b2 != a) d *= wa[b2][t[b2]];
-          dw[a * m * k + i * k + j] = d;
+          for (int c = 0; c < SD; ++c)
+            if (c != a) d *= wa[c][t[c]];
+          dw[a * m * K + i * K + j] = d;
         }
     }
+  }
+}
+
+// Calls f(K, SD, KA) with the taps per position, spatial dims and taps per axis as
+// compile-time constants.
+template <typename F>
+void with_taps(const Geom& G, const F& f) {
+  using std::integral_constant;
+  using I = int;
+  if (G.sd == 2) {
+    if (G.k == 1) f(integral_constant<I, 1>{}, integral_constant<I, 2>{}, integral_constant<I, 1>{});
+    else if (G.k == 4) f(integral_constant<I, 4>{}, integral_constant<I, 2>{}, integral_constant<I, 2>{});
+    else f(integral_constant<I, 16>{}, integral_constant<I, 2>{}, integral_constant<I, 4>{});
+  } else {
+    if (G.k == 1) f(integral_constant<I, 1>{}, integral_constant<I, 3>{}, integral_constant<I, 1>{});
+    else f(integral_constant<I, 8>{}, integral_constant<I, 3>{}, integral_constant<I, 2>{});
   }
 }
 
 // ---------------------------------------------------------------- kernels
-// x [N, C, *in], grid [N, P, sd] (contiguous), y [N, C, P].
+// One channel of a tile: y[i] = sum of w * x over the taps of position i. Outside taps load
+// element 0 and select 0 (no branch, and no 0 * inf). (Blocks of channels sharing one read of
+// the taps measured slower: their planes no longer fit in L1 together.)
+template <typename T, int K>
+void forward_channel(const int64_t* off, const T* w, int64_t m, const T* x, T* y) {
+  for (int64_t i = 0; i < m; ++i) {
+    T s = 0;
+#pragma GCC unroll 16
+    for (int j = 0; j < K; ++j) {
+      const int64_t o = off[i * K + j];
+      const T v = x[o < 0 ? 0 : o];
+      s += o >= 0 ? w[i * K + j] * v : T(0);
+    }
+    y[i] = s;
+  }
+}
+
+// Per-thread tap buffers from the caching allocator (vectors this large would be mapped and
+// page-faulted afresh on every call).
+template <typename T>
+struct Scratch {
+  int64_t vals;
+  Tensor offs, values;
+  Scratch(bool par, int64_t vals_per_thread)
+      : vals(vals_per_thread),
+        offs(empty({(par ? omp_get_max_threads() : 1) * kTileTaps}, kInt64)),
+        values(empty({(par ? omp_get_max_threads() : 1) * vals_per_thread}, std::is_same_v<T, double> ? kDouble : kFloat)) {}
+  int64_t* off() const { return offs.data_ptr<int64_t>() + omp_get_thread_num() * kTileTaps; }
+  T* val() const { return values.data_ptr<T>() + omp_get_thread_num() * vals; }
+};
+
+// x [N, C, *in], grid [N, P, sd] (contiguous), y [N, C, P]: tasks are (batch element, tile).
 template <typename T>
 void forward_kernel(const Geom& G, const T* x, const T* grid, T* y) {
-  const int64_t tiles = (G.positions + kTile - 1) / kTile, tasks = G.n * tiles, k = G.k;
-  const bool par = !omp_in_parallel() && tasks > 1 && G.n * G.positions * G.c * k > 32768;
+  const int64_t tile = kTileTaps / G.k, tiles = (G.positions + tile - 1) / tile, tasks = G.n * tiles;
+  const bool par = !omp_in_parallel() && tasks > 1 && G.n * G.positions * G.c * G.k > 32768;
+  const Scratch<T> scratch(par, kTileTaps);
+  with_taps(G, [&](auto kc, auto sdc, auto kac) {
+    constexpr int K = decltype(kc)::value, SD = decltype(sdc)::value, KA = decltype(kac)::value;
 #pragma omp parallel if (par)
-  {
-    std::vector<int64_t> off(static_cast<size_t>(kTile * k));
-    std::vector<T> w(static_cast<size_t>(kTile * k));
+    {
+      int64_t* off = scratch.off();
+      T* w = scratch.val();
 #pragma omp for schedule(static)
-    for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t b = task / tiles, p0 = (task % tiles) * kTile, m = std::min(kTile, G.positions - p0);
-      make_taps<T>(G, grid, b, p0, m, off.data(), w.data(), nullptr);
-      for (int64_t ch = 0; ch < G.c; ++ch) {
-        const T* xc = x + (b * G.c + ch) * G.in_numel;
-        T* yc = y + (b * G.c + ch) * G.positions + p0;
-        if (k == 4) {
-          for (int64_t i = 0; i < m; ++i) {
-            const int64_t* o = &off[i * 4];
-            const T* wi = &w[i * 4];
-            T s = 0;
-            for (int j = 0; j < 4; ++j) s += o[j] >= 0 ? wi[j] * xc[o[j]] : T(0);
-            yc[i] = s;
-          }
-        } else {
-          for (int64_t i = 0; i < m; ++i) {
-            T s = 0;
-            for (int64_t j = 0; j < k; ++j) {
-              const int64_t o = off[i * k + j];
-              if (o >= 0) s += w[i * k + j] * xc[o];
-            }
-            yc[i] = s;
-          }
-        }
+      for (int64_t task = 0; task < tasks; ++task) {
+        const int64_t b = task / tiles, p0 = (task % tiles) * tile, m = std::min(tile, G.positions - p0);
+        make_taps<T, SD, KA>(G, grid, b, p0, m, off, w, nullptr);
+        for (int64_t ch = 0; ch < G.c; ++ch)
+          forward_channel<T, K>(off, w, m, x + (b * G.c + ch) * G.in_numel, y + (b * G.c + ch) * G.positions + p0);
       }
     }
+  });
+}
+
+// One channel of a tile, backward: the output gradient spread over the taps into gx (if GX),
+// and acc[a][i] += g * sum over taps of x * dw/dgrid_a (if GG).
+template <typename T, int K, int SD, bool GX, bool GG>
+void backward_channel(const int64_t* off, const T* w, const T* dw, int64_t m, const T* g, const T* x, T* gx,
+                      T* acc) {
+  for (int64_t i = 0; i < m; ++i) {
+    const T gv = g[i];
+    T s[SD] = {};
+#pragma GCC unroll 16
+    for (int j = 0; j < K; ++j) {
+      const int64_t o = off[i * K + j];
+      if constexpr (GX) {
+        if (o >= 0) gx[o] += w[i * K + j] * gv;
+      }
+      if constexpr (GG) {
+        const T xv = x[o < 0 ? 0 : o];
+        const T v = o >= 0 ? xv : T(0);
+        for (int a = 0; a < SD; ++a) s[a] += dw[a * m * K + i * K + j] * v;
+      }
+    }
+    if constexpr (GG)
+      for (int a = 0; a < SD; ++a) acc[a * m + i] += s[a] * gv;
   }
 }
 
 // gx [N, C, *in] (zeroed) and ggrid [N, P, sd]; either may be null. One batch element per
-// task, so the scatter into gx needs no synchronization.
+// task, so the scatter into gx needs no synchronization. Nearest sampling is piecewise
+// constant in the grid: its grid gradient is 0.
 template <typename T>
 void backward_kernel(const Geom& G, const T* gy, const T* x, const T* grid, T* gx, T* ggrid) {
-  const int64_t k = G.k, sd = G.sd;
-  const bool par = !omp_in_parallel() && G.n > 1 && G.n * G.positions * G.c * k > 32768;
-#pragma omp parallel if (par)
-  {
-    std::vector<int64_t> off(static_cast<size_t>(kTile * k));
-    std::vector<T> w(static_cast<size_t>(kTile * k)), dw(ggrid ? static_cast<size_t>(sd * kTile * k) : 0),
-        acc(static_cast<size_t>(sd * kTile));
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < G.n; ++b)
-      for (int64_t p0 = 0; p0 < G.positions; p0 += kTile) {
-        const int64_t m = std::min(kTile, G.positions - p0);
-        make_taps<T>(G, grid, b, p0, m, off.data(), w.data(), ggrid ? dw.data() : nullptr);
-        std::fill(acc.begin(), acc.end(), T(0));
-        for (int64_t ch = 0; ch < G.c; ++ch) {
-          const T* gc = gy + (b * G.c + ch) * G.positions + p0;
-          if (gx) {
-            T* xc = gx + (b * G.c + ch) * G.in_numel;
-            for (int64_t i = 0; i < m; ++i)
-              for (int64_t j = 0; j < k; ++j) {
-                const int64_t o = off[i * k + j];
-                if (o >= 0) xc[o] += w[i * k + j] * gc[i];
-              }
-          }
-          if (ggrid) {
-            const T* xc = x + (b * G.c + ch) * G.in_numel;
-            for (int64_t i = 0; i < m; ++i)
-              for (int64_t j = 0; j < k; ++j) {
-                const int64_t o = off[i * k + j];
-                if (o < 0) continue;
-                const T v = xc[o] * gc[i];
-                for (int64_t a = 0; a < sd; ++a) acc[a * kTile + i] += dw[a * m * k + i * k + j] * v;
-              }
-          }
-        }
-        if (ggrid)
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t a = 0; a < sd; ++a) ggrid[(b * G.positions + p0 + i) * sd + a] = acc[a * kTile + i];
-      }
+  const int64_t sd = G.sd;
+  if (ggrid && G.mode == kNearest) {
+    std::fill(ggrid, ggrid + G.n * G.positions * sd, T(0));
+    ggrid = nullptr;
   }
+  if (!gx && !ggrid) return;
+  const bool par = !omp_in_parallel() && G.n > 1 && G.n * G.positions * G.c * G.k > 32768;
+  with_taps(G, [&](auto kc, auto sdc, auto kac) {
+    constexpr int K = decltype(kc)::value, SD = decltype(sdc)::value, KA = decltype(kac)::value;
+    auto channel = [&](const int64_t* off, const T* w, const T* dw, int64_t m, int64_t b, int64_t ch, int64_t p0,
+                       T* acc) {
+      const T* g = gy + (b * G.c + ch) * G.positions + p0;
+      const T* xc = x + (b * G.c + ch) * G.in_numel;
+      T* gxc = gx ? gx + (b * G.c + ch) * G.in_numel : nullptr;
+      if (gx && ggrid) backward_channel<T, K, SD, true, true>(off, w, dw, m, g, xc, gxc, acc);
+      else if (gx) backward_channel<T, K, SD, true, false>(off, w, dw, m, g, xc, gxc, acc);
+      else backward_channel<T, K, SD, false, true>(off, w, dw, m, g, xc, gxc, acc);
+    };
+    constexpr int64_t tile = kTileTaps / K;
+    const Scratch<T> scratch(par, (1 + SD) * kTileTaps + SD * tile);
+#pragma omp parallel if (par)
+    {
+      int64_t* off = scratch.off();
+      T* w = scratch.val();
+      T* dw = w + kTileTaps;
+      T* acc = dw + SD * kTileTaps;
+#pragma omp for schedule(static)
+      for (int64_t b = 0; b < G.n; ++b)
+        for (int64_t p0 = 0; p0 < G.positions; p0 += tile) {
+          const int64_t m = std::min(tile, G.positions - p0);
+          make_taps<T, SD, KA>(G, grid, b, p0, m, off, w, ggrid ? dw : nullptr);
+          std::fill(acc, acc + SD * tile, T(0));
+          for (int64_t ch = 0; ch < G.c; ++ch) channel(off, w, dw, m, b, ch, p0, acc);
+          if (ggrid)
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t a = 0; a < SD; ++a) ggrid[(b * G.positions + p0 + i) * SD + a] = acc[a * m + i];
+        }
+    }
+  });
 }
 
 // ---------------------------------------------------------------- checks
