@@ -86,12 +86,12 @@ std::string PReLU::extra_repr() const { return "num_parameters=" + std::to_strin
 
 // ---------------------------------------------------------------- dropout
 
-detail::DropoutBase::DropoutBase(double p, const char* layer) : p(p) {
+DropoutNd::DropoutNd(double p, const char* layer) : p(p) {
   EMBER_CHECK(p >= 0 && p <= 1, ValueError, layer, ": dropout probability has to be between 0 and 1, but got ",
-              py_float(p));
+              detail::py_float(p));
 }
 
-std::string detail::DropoutBase::extra_repr() const { return "p=" + py_float(p) + ", inplace=False"; }
+std::string DropoutNd::extra_repr() const { return "p=" + detail::py_float(p) + ", inplace=False"; }
 
 Tensor Dropout::forward(const Tensor& input) { return dropout(input, p, is_training()); }
 

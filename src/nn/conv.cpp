@@ -7,7 +7,7 @@
 #include "ember/ops.h"
 #include "nn/check.h"
 
-namespace ember::nn::detail {
+namespace ember::nn {
 
 namespace {
 
@@ -50,16 +50,16 @@ ConvNd::ConvNd(int64_t dims, bool transposed, ConvOptions o) : options(std::move
               ") must be divisible by groups (", op.groups, ")");
   EMBER_CHECK(op.out_channels % op.groups == 0, ValueError, layer, ": out_channels (", op.out_channels,
               ") must be divisible by groups (", op.groups, ")");
-  op.kernel_size = expand_param(layer, "kernel_size", op.kernel_size, n);
-  op.stride = expand_param(layer, "stride", op.stride, n);
-  op.padding = expand_param(layer, "padding", op.padding, n);
-  op.dilation = expand_param(layer, "dilation", op.dilation, n);
-  op.output_padding = expand_param(layer, "output_padding", op.output_padding, n);
-  check_positive(layer, "kernel_size", op.kernel_size);
-  check_positive(layer, "stride", op.stride);
-  check_positive(layer, "dilation", op.dilation);
-  check_positive(layer, "padding", op.padding, true);
-  check_positive(layer, "output_padding", op.output_padding, true);
+  op.kernel_size = detail::expand_param(layer, "kernel_size", op.kernel_size, n);
+  op.stride = detail::expand_param(layer, "stride", op.stride, n);
+  op.padding = detail::expand_param(layer, "padding", op.padding, n);
+  op.dilation = detail::expand_param(layer, "dilation", op.dilation, n);
+  op.output_padding = detail::expand_param(layer, "output_padding", op.output_padding, n);
+  detail::check_positive(layer, "kernel_size", op.kernel_size);
+  detail::check_positive(layer, "stride", op.stride);
+  detail::check_positive(layer, "dilation", op.dilation);
+  detail::check_positive(layer, "padding", op.padding, true);
+  detail::check_positive(layer, "output_padding", op.output_padding, true);
   const std::string& mode = op.padding_mode;
   EMBER_CHECK(mode == "zeros" || mode == "reflect" || mode == "replicate" || mode == "circular", ValueError, layer,
               ": padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular', got '", mode, "'");
@@ -92,9 +92,9 @@ void ConvNd::reset_parameters() {
 void ConvNd::check_input(const Tensor& input) const {
   const bool shape_ok = (input.dim() == dims_ + 1 || input.dim() == dims_ + 2) &&
                         input.size(input.dim() - dims_ - 1) == options.in_channels;
-  EMBER_CHECK(shape_ok, RuntimeError, name(), ": expected input of shape ", spatial_layouts(dims_), " with C = ",
+  EMBER_CHECK(shape_ok, RuntimeError, name(), ": expected input of shape ", detail::spatial_layouts(dims_), " with C = ",
               options.in_channels, " (in_channels), got shape ", input.sizes());
-  check_same_dtype(*this, input, weight);
+  detail::check_same_dtype(*this, input, weight);
 }
 
 Tensor ConvNd::conv(const Tensor& input) {
@@ -113,9 +113,9 @@ Tensor ConvNd::conv(const Tensor& input) {
   }
   const auto& op = options;
   switch (dims_) {
-    case 1: return conv1d(x, weight, opt(bias), op.stride, padding, op.dilation, op.groups);
-    case 2: return conv2d(x, weight, opt(bias), op.stride, padding, op.dilation, op.groups);
-    default: return conv3d(x, weight, opt(bias), op.stride, padding, op.dilation, op.groups);
+    case 1: return conv1d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+    case 2: return conv2d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+    default: return conv3d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
   }
 }
 
@@ -138,19 +138,19 @@ Tensor ConvNd::conv_transpose(const Tensor& input, IntArrayRef output_size) {
     }
   }
   switch (dims_) {
-    case 1: return conv_transpose1d(input, weight, opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
-    case 2: return conv_transpose2d(input, weight, opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
-    default: return conv_transpose3d(input, weight, opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
+    case 1: return conv_transpose1d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
+    case 2: return conv_transpose2d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
+    default: return conv_transpose3d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
   }
 }
 
 std::string ConvNd::extra_repr() const {
   const auto& op = options;
   std::string s = std::to_string(op.in_channels) + ", " + std::to_string(op.out_channels) +
-                  ", kernel_size=" + py_tuple(op.kernel_size) + ", stride=" + py_tuple(op.stride);
-  if (!all_equal(op.padding, 0)) s += ", padding=" + py_tuple(op.padding);
-  if (!all_equal(op.dilation, 1)) s += ", dilation=" + py_tuple(op.dilation);
-  if (!all_equal(op.output_padding, 0)) s += ", output_padding=" + py_tuple(op.output_padding);
+                  ", kernel_size=" + detail::py_tuple(op.kernel_size) + ", stride=" + detail::py_tuple(op.stride);
+  if (!all_equal(op.padding, 0)) s += ", padding=" + detail::py_tuple(op.padding);
+  if (!all_equal(op.dilation, 1)) s += ", dilation=" + detail::py_tuple(op.dilation);
+  if (!all_equal(op.output_padding, 0)) s += ", output_padding=" + detail::py_tuple(op.output_padding);
   if (op.groups != 1) s += ", groups=" + std::to_string(op.groups);
   if (!bias.defined()) s += ", bias=False";
   if (op.padding_mode != "zeros") s += ", padding_mode=" + op.padding_mode;
@@ -165,11 +165,11 @@ std::string pool_name(const char* kind, int64_t dims) { return kind + std::to_st
 void check_pool_params(const std::string& layer, int64_t dims, IntArrayRef kernel, IntArrayRef stride,
                        IntArrayRef padding) {
   const auto n = static_cast<size_t>(dims);
-  const auto k = expand_param(layer, "kernel_size", kernel, n);
-  check_positive(layer, "kernel_size", k);
-  check_positive(layer, "stride", expand_param(layer, "stride", stride, n));
-  const auto p = expand_param(layer, "padding", padding, n);
-  check_positive(layer, "padding", p, true);
+  const auto k = detail::expand_param(layer, "kernel_size", kernel, n);
+  detail::check_positive(layer, "kernel_size", k);
+  detail::check_positive(layer, "stride", detail::expand_param(layer, "stride", stride, n));
+  const auto p = detail::expand_param(layer, "padding", padding, n);
+  detail::check_positive(layer, "padding", p, true);
   for (size_t i = 0; i < n; ++i) {
     EMBER_CHECK(p[i] <= k[i] / 2, ValueError, layer, ": padding should be at most half of the kernel size, got padding ",
                 padding, " and kernel_size ", kernel);
@@ -181,11 +181,11 @@ MaxPoolNd::MaxPoolNd(int64_t dims, MaxPoolOptions o) : options(std::move(o)), di
   const std::string layer = pool_name("MaxPool", dims);
   if (options.stride.empty()) options.stride = options.kernel_size;
   check_pool_params(layer, dims, options.kernel_size, options.stride, options.padding);
-  check_positive(layer, "dilation", expand_param(layer, "dilation", options.dilation, static_cast<size_t>(dims)));
+  detail::check_positive(layer, "dilation", detail::expand_param(layer, "dilation", options.dilation, static_cast<size_t>(dims)));
 }
 
 Tensor MaxPoolNd::pool(const Tensor& input) {
-  check_dims(*this, input, dims_ + 1, dims_ + 2, spatial_layouts(dims_));
+  detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto& o = options;
   switch (dims_) {
     case 1: return max_pool1d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
@@ -195,7 +195,7 @@ Tensor MaxPoolNd::pool(const Tensor& input) {
 }
 
 std::tuple<Tensor, Tensor> MaxPoolNd::forward_with_indices(const Tensor& input) {
-  check_dims(*this, input, dims_ + 1, dims_ + 2, spatial_layouts(dims_));
+  detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto& o = options;
   switch (dims_) {
     case 1: return max_pool1d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
@@ -206,9 +206,9 @@ std::tuple<Tensor, Tensor> MaxPoolNd::forward_with_indices(const Tensor& input) 
 
 std::string MaxPoolNd::extra_repr() const {
   const auto& o = options;
-  return "kernel_size=" + py_int_or_tuple(o.kernel_size) + ", stride=" + py_int_or_tuple(o.stride) +
-         ", padding=" + py_int_or_tuple(o.padding) + ", dilation=" + py_int_or_tuple(o.dilation) +
-         ", ceil_mode=" + py_bool(o.ceil_mode);
+  return "kernel_size=" + detail::py_int_or_tuple(o.kernel_size) + ", stride=" + detail::py_int_or_tuple(o.stride) +
+         ", padding=" + detail::py_int_or_tuple(o.padding) + ", dilation=" + detail::py_int_or_tuple(o.dilation) +
+         ", ceil_mode=" + detail::py_bool(o.ceil_mode);
 }
 
 AvgPoolNd::AvgPoolNd(int64_t dims, AvgPoolOptions o) : options(std::move(o)), dims_(dims) {
@@ -219,14 +219,14 @@ AvgPoolNd::AvgPoolNd(int64_t dims, AvgPoolOptions o) : options(std::move(o)), di
   EMBER_CHECK(!options.divisor_override || *options.divisor_override != 0, ValueError, layer,
               ": divisor_override must not be zero");
   if (dims == 1) {  // PyTorch keeps AvgPool1d's parameters as 1-tuples
-    options.kernel_size = expand_param(layer, "kernel_size", options.kernel_size, 1);
-    options.stride = expand_param(layer, "stride", options.stride, 1);
-    options.padding = expand_param(layer, "padding", options.padding, 1);
+    options.kernel_size = detail::expand_param(layer, "kernel_size", options.kernel_size, 1);
+    options.stride = detail::expand_param(layer, "stride", options.stride, 1);
+    options.padding = detail::expand_param(layer, "padding", options.padding, 1);
   }
 }
 
 Tensor AvgPoolNd::pool(const Tensor& input) {
-  check_dims(*this, input, dims_ + 1, dims_ + 2, spatial_layouts(dims_));
+  detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto& o = options;
   switch (dims_) {
     case 1: return avg_pool1d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
@@ -237,18 +237,18 @@ Tensor AvgPoolNd::pool(const Tensor& input) {
 
 std::string AvgPoolNd::extra_repr() const {
   const auto& o = options;
-  auto show = [&](IntArrayRef v) { return dims_ == 1 ? py_tuple(v) : py_int_or_tuple(v); };
+  auto show = [&](IntArrayRef v) { return dims_ == 1 ? detail::py_tuple(v) : detail::py_int_or_tuple(v); };
   return "kernel_size=" + show(o.kernel_size) + ", stride=" + show(o.stride) + ", padding=" + show(o.padding);
 }
 
 AdaptiveAvgPoolNd::AdaptiveAvgPoolNd(int64_t dims, std::vector<int64_t> size) : output_size(std::move(size)), dims_(dims) {
   const std::string layer = pool_name("AdaptiveAvgPool", dims);
-  check_positive(layer, "output_size", expand_param(layer, "output_size", output_size, static_cast<size_t>(dims)), true);
+  detail::check_positive(layer, "output_size", detail::expand_param(layer, "output_size", output_size, static_cast<size_t>(dims)), true);
 }
 
 Tensor AdaptiveAvgPoolNd::pool(const Tensor& input) {
-  check_dims(*this, input, dims_ + 1, dims_ + 2, spatial_layouts(dims_));
-  const auto size = expand_param(name(), "output_size", output_size, static_cast<size_t>(dims_));
+  detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
+  const auto size = detail::expand_param(name(), "output_size", output_size, static_cast<size_t>(dims_));
   switch (dims_) {
     case 1: return adaptive_avg_pool1d(input, size);
     case 2: return adaptive_avg_pool2d(input, size);
@@ -256,6 +256,6 @@ Tensor AdaptiveAvgPoolNd::pool(const Tensor& input) {
   }
 }
 
-std::string AdaptiveAvgPoolNd::extra_repr() const { return "output_size=" + py_int_or_tuple(output_size); }
+std::string AdaptiveAvgPoolNd::extra_repr() const { return "output_size=" + detail::py_int_or_tuple(output_size); }
 
-}  // namespace ember::nn::detail
+}  // namespace ember::nn

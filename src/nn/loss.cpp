@@ -47,7 +47,7 @@ void check_class_target(const Module& m, const Tensor& input, const Tensor& targ
 
 }  // namespace
 
-detail::LossBase::LossBase(const char* layer, int64_t reduction) : reduction(reduction) {
+LossBase::LossBase(const char* layer, int64_t reduction) : reduction(reduction) {
   EMBER_CHECK(reduction == Reduction::None || reduction == Reduction::Mean || reduction == Reduction::Sum, ValueError,
               layer, ": ", reduction, " is not a valid value for reduction (Reduction::None, Mean or Sum)");
 }

@@ -10,7 +10,7 @@ namespace ember::nn {
 
 // ---------------------------------------------------------------- BatchNorm
 
-detail::BatchNormNd::BatchNormNd(int64_t dims, BatchNormOptions o) : options(std::move(o)), dims_(dims) {
+BatchNormNd::BatchNormNd(int64_t dims, BatchNormOptions o) : options(std::move(o)), dims_(dims) {
   const auto& op = options;
   EMBER_CHECK(op.num_features > 0, ValueError, "BatchNorm", dims, "d: num_features must be positive, got ",
               op.num_features);
@@ -28,7 +28,7 @@ detail::BatchNormNd::BatchNormNd(int64_t dims, BatchNormOptions o) : options(std
   reset_parameters();
 }
 
-void detail::BatchNormNd::reset_running_stats() {
+void BatchNormNd::reset_running_stats() {
   if (!options.track_running_stats) return;
   autograd::NoGradGuard no_grad;
   running_mean.zero_();
@@ -36,7 +36,7 @@ void detail::BatchNormNd::reset_running_stats() {
   num_batches_tracked.zero_();
 }
 
-void detail::BatchNormNd::reset_parameters() {
+void BatchNormNd::reset_parameters() {
   reset_running_stats();
   if (options.affine) {
     init::ones_(weight);
@@ -44,14 +44,14 @@ void detail::BatchNormNd::reset_parameters() {
   }
 }
 
-Tensor detail::BatchNormNd::normalize(const Tensor& input) {
+Tensor BatchNormNd::normalize(const Tensor& input) {
   const bool dims_ok = dims_ == 1 ? input.dim() == 2 || input.dim() == 3 : input.dim() == dims_ + 2;
   EMBER_CHECK(dims_ok, ValueError, name(), ": expected ", dims_ == 1 ? "2D or 3D" : dims_ == 2 ? "4D" : "5D",
               " input (got ", input.dim(), "D input of shape ", input.sizes(), ")");
   EMBER_CHECK(input.size(1) == options.num_features, RuntimeError, name(), ": expected input with ",
               options.num_features, " channels (num_features) at dim 1, got shape ", input.sizes());
-  if (weight.defined()) check_same_dtype(*this, input, weight);
-  else if (running_mean.defined()) check_same_dtype(*this, input, running_mean);
+  if (weight.defined()) detail::check_same_dtype(*this, input, weight);
+  else if (running_mean.defined()) detail::check_same_dtype(*this, input, running_mean);
 
   double factor = options.momentum.value_or(0.0);
   if (is_training() && options.track_running_stats) {
@@ -62,15 +62,15 @@ Tensor detail::BatchNormNd::normalize(const Tensor& input) {
   // Batch statistics when training, or when there are no running ones to use.
   const bool use_batch_stats = is_training() || !running_mean.defined();
   const bool pass_running = !is_training() || options.track_running_stats;
-  return ember::batch_norm(input, opt(weight), opt(bias), pass_running ? opt(running_mean) : std::nullopt,
-                           pass_running ? opt(running_var) : std::nullopt, use_batch_stats, factor, options.eps);
+  return ember::batch_norm(input, detail::opt(weight), detail::opt(bias), pass_running ? detail::opt(running_mean) : std::nullopt,
+                           pass_running ? detail::opt(running_var) : std::nullopt, use_batch_stats, factor, options.eps);
 }
 
-std::string detail::BatchNormNd::extra_repr() const {
+std::string BatchNormNd::extra_repr() const {
   const auto& op = options;
-  return std::to_string(op.num_features) + ", eps=" + py_float(op.eps) +
-         ", momentum=" + (op.momentum ? py_float(*op.momentum) : "None") + ", affine=" + py_bool(op.affine) +
-         ", track_running_stats=" + py_bool(op.track_running_stats);
+  return std::to_string(op.num_features) + ", eps=" + detail::py_float(op.eps) +
+         ", momentum=" + (op.momentum ? detail::py_float(*op.momentum) : "None") + ", affine=" + detail::py_bool(op.affine) +
+         ", track_running_stats=" + detail::py_bool(op.track_running_stats);
 }
 
 // ---------------------------------------------------------------- LayerNorm

@@ -383,6 +383,12 @@ TEST(NnModule, Containers) {
   EXPECT_EQ(n, 3u);
   expect_error<IndexError>([&] { (*seq)[3]; }, "Sequential: index 3 is out of range for 3 entries");
   expect_error<TypeError>([&] { seq->at<nn::Conv2d>(1); }, "entry 1 is a Tanh");
+  // Entries held by a base type are checked when called: a ModuleList has no forward.
+  std::shared_ptr<nn::Module> not_callable = std::make_shared<nn::ModuleList>();
+  nn::Sequential bad(std::make_shared<nn::Identity>(), not_callable);
+  expect_error<TypeError>([&] { bad(x); }, "ModuleList cannot be called with 1 tensor(s)");
+  static_assert(!nn::detail::SequentialEntry<nn::Bilinear>);  // pushing it would not compile
+  static_assert(nn::detail::SequentialEntry<nn::ConvNd> && nn::detail::SequentialEntry<nn::Conv2d>);
   nn::Sequential named({{"enc", std::make_shared<nn::Linear>(2, 2)}, {"act", std::make_shared<nn::ReLU>()}});
   EXPECT_EQ(named.named_children().keys(), (std::vector<std::string>{"enc", "act"}));
   EXPECT_EQ(max_abs_diff(nn::Sequential().forward(x), x), 0.0);  // empty: the identity
@@ -465,7 +471,7 @@ TEST(NnModuleLayers, ConvolutionsAndPooling) {
     Tensor x = randn_d(shape);
     nn::ConvOptions o{.in_channels = 4, .out_channels = 6, .kernel_size = {3}, .stride = {2}, .padding = {1},
                       .dilation = {1}, .groups = 2, .options = kDouble};
-    std::shared_ptr<nn::detail::ConvNd> conv, convt;
+    std::shared_ptr<nn::ConvNd> conv, convt;
     Tensor y, yt, ref, ref_t;
     std::vector<int64_t> s(static_cast<size_t>(d), 2), p(static_cast<size_t>(d), 1), dil(static_cast<size_t>(d), 1);
     nn::ConvOptions ot = o;

@@ -10,10 +10,10 @@
 namespace ember::nn {
 
 // ---------------------------------------------------------------- without parameters
-#define EMBER_NN_SIMPLE_ACTIVATION(Name)            \
-  class Name : public ModuleBase<Name> {             \
-   public:                                           \
-    Tensor forward(const Tensor& input);             \
+#define EMBER_NN_SIMPLE_ACTIVATION(Name) \
+  class Name : public ModuleBase<Name> { \
+   public:                               \
+    Tensor forward(const Tensor& input); \
   };
 EMBER_NN_SIMPLE_ACTIVATION(ReLU)
 EMBER_NN_SIMPLE_ACTIVATION(ReLU6)
@@ -107,47 +107,45 @@ class PReLU : public ModuleBase<PReLU> {
 };
 
 // ---------------------------------------------------------------- dropout
-namespace detail {
 // Checks p (ValueError outside [0, 1]) and prints it.
-class DropoutBase : public Module {
+class DropoutNd : public Module {
  public:
-  DropoutBase(double p, const char* layer);
+  DropoutNd(double p, const char* layer);
   std::string extra_repr() const override;
   double p;
 };
-}  // namespace detail
 
 // While training, zeroes elements with probability p and scales the rest by 1 / (1 - p);
 // the identity in evaluation mode.
-class Dropout : public ModuleBase<Dropout, detail::DropoutBase> {
+class Dropout : public ModuleBase<Dropout, DropoutNd> {
  public:
   explicit Dropout(double p = 0.5) : ModuleBase(p, "Dropout") {}
   Tensor forward(const Tensor& input);
 };
 
 // Zeroes whole channels: of (N, C, L) or (C, L) inputs.
-class Dropout1d : public ModuleBase<Dropout1d, detail::DropoutBase> {
+class Dropout1d : public ModuleBase<Dropout1d, DropoutNd> {
  public:
   explicit Dropout1d(double p = 0.5) : ModuleBase(p, "Dropout1d") {}
   Tensor forward(const Tensor& input);
 };
 
 // Of (N, C, H, W) inputs (a 3-D input is taken as (N, C, L), as PyTorch 1.13 does).
-class Dropout2d : public ModuleBase<Dropout2d, detail::DropoutBase> {
+class Dropout2d : public ModuleBase<Dropout2d, DropoutNd> {
  public:
   explicit Dropout2d(double p = 0.5) : ModuleBase(p, "Dropout2d") {}
   Tensor forward(const Tensor& input);
 };
 
 // Of (N, C, D, H, W) or (C, D, H, W) inputs.
-class Dropout3d : public ModuleBase<Dropout3d, detail::DropoutBase> {
+class Dropout3d : public ModuleBase<Dropout3d, DropoutNd> {
  public:
   explicit Dropout3d(double p = 0.5) : ModuleBase(p, "Dropout3d") {}
   Tensor forward(const Tensor& input);
 };
 
 // Dropout that keeps the mean and variance of SELU activations.
-class AlphaDropout : public ModuleBase<AlphaDropout, detail::DropoutBase> {
+class AlphaDropout : public ModuleBase<AlphaDropout, DropoutNd> {
  public:
   explicit AlphaDropout(double p = 0.5) : ModuleBase(p, "AlphaDropout") {}
   Tensor forward(const Tensor& input);

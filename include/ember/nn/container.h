@@ -48,6 +48,11 @@ auto to_shared(M&& m) {
   else return std::make_shared<std::decay_t<M>>(std::move(m));
 }
 
+// What Sequential accepts: a module whose forward takes one Tensor. Types that declare no
+// forward (Module, a family's base such as ConvNd) are checked when called (call() raises).
+template <class T>
+concept SequentialEntry = !requires { &T::forward; } || requires(T& t, const Tensor& x) { t.forward(x); };
+
 // Python's index rule: -size <= i < size (IndexError naming the container otherwise).
 size_t wrap_index(const char* container, int64_t i, size_t size);
 
@@ -83,8 +88,7 @@ class Sequential : public ModuleBase<Sequential> {
   auto push_back(std::string name, M&& module) {
     auto m = detail::to_shared(std::forward<M>(module));
     using T = typename decltype(m)::element_type;
-    static_assert(std::is_same_v<T, Module> || requires(T& t, const Tensor& x) { t.forward(x); },
-                  "Sequential chains modules whose forward takes one Tensor");
+    static_assert(detail::SequentialEntry<T>, "Sequential chains modules whose forward takes one Tensor");
     return register_module(std::move(name), std::move(m));
   }
 

@@ -33,7 +33,6 @@ struct ConvOptions {
   TensorOptions options = {};
 };
 
-namespace detail {
 // What Conv1d..ConvTranspose3d share: checks, parameters, initialization, printing.
 class ConvNd : public Module {
  public:
@@ -54,15 +53,14 @@ class ConvNd : public Module {
   int64_t dims_;
   bool transposed_;
 };
-}  // namespace detail
 
-#define EMBER_NN_CONV_LAYER(Name, dims, transposed, ...)                                                      \
-  class Name : public ModuleBase<Name, detail::ConvNd> {                                                     \
-   public:                                                                                                   \
-    explicit Name(ConvOptions o) : ModuleBase(dims, transposed, std::move(o)) {}                             \
-    Name(int64_t in_channels, int64_t out_channels, int64_t kernel_size)                                     \
+#define EMBER_NN_CONV_LAYER(Name, dims, transposed, ...)                                                               \
+  class Name : public ModuleBase<Name, ConvNd> {                                                                       \
+   public:                                                                                                             \
+    explicit Name(ConvOptions o) : ModuleBase(dims, transposed, std::move(o)) {}                                       \
+    Name(int64_t in_channels, int64_t out_channels, int64_t kernel_size)                                               \
         : Name(ConvOptions{.in_channels = in_channels, .out_channels = out_channels, .kernel_size = {kernel_size}}) {} \
-    __VA_ARGS__                                                                                              \
+    __VA_ARGS__                                                                                                        \
   };
 #define EMBER_NN_CONV_FORWARD Tensor forward(const Tensor& input) { return conv(input); }
 // output_size: the spatial size wanted (a transposed convolution's output size is ambiguous
@@ -97,7 +95,8 @@ struct AvgPoolOptions {
   std::optional<int64_t> divisor_override = std::nullopt;  // 2-D and 3-D only
 };
 
-namespace detail {
+// What MaxPool1d/2d/3d share (and likewise AvgPoolNd, AdaptiveAvgPoolNd): checks at
+// construction, the input check, printing.
 class MaxPoolNd : public Module {
  public:
   MaxPoolNd(int64_t dims, MaxPoolOptions o);
@@ -138,13 +137,12 @@ class AdaptiveAvgPoolNd : public Module {
  private:
   int64_t dims_;
 };
-}  // namespace detail
 
-#define EMBER_NN_POOL_LAYER(Name, Base, Options, dims)                                  \
-  class Name : public ModuleBase<Name, detail::Base> {                                  \
-   public:                                                                              \
-    explicit Name(Options o) : ModuleBase(dims, std::move(o)) {}                        \
-    Tensor forward(const Tensor& input) { return pool(input); }                         \
+#define EMBER_NN_POOL_LAYER(Name, Base, Options, dims)           \
+  class Name : public ModuleBase<Name, Base> {                   \
+   public:                                                       \
+    explicit Name(Options o) : ModuleBase(dims, std::move(o)) {} \
+    Tensor forward(const Tensor& input) { return pool(input); }  \
   };
 EMBER_NN_POOL_LAYER(MaxPool1d, MaxPoolNd, MaxPoolOptions, 1)
 EMBER_NN_POOL_LAYER(MaxPool2d, MaxPoolNd, MaxPoolOptions, 2)

@@ -11,25 +11,23 @@
 
 namespace ember::nn {
 
-namespace detail {
 // Checks reduction (ValueError).
 class LossBase : public Module {
  public:
   LossBase(const char* layer, int64_t reduction);
   int64_t reduction;
 };
-}  // namespace detail
 
 // Mean squared error; target has input's shape (PyTorch only warns when they differ and
 // broadcasts; here that is a RuntimeError).
-class MSELoss : public ModuleBase<MSELoss, detail::LossBase> {
+class MSELoss : public ModuleBase<MSELoss, LossBase> {
  public:
   explicit MSELoss(int64_t reduction = Reduction::Mean) : ModuleBase("MSELoss", reduction) {}
   Tensor forward(const Tensor& input, const Tensor& target);
 };
 
 // Mean absolute error; target has input's shape.
-class L1Loss : public ModuleBase<L1Loss, detail::LossBase> {
+class L1Loss : public ModuleBase<L1Loss, LossBase> {
  public:
   explicit L1Loss(int64_t reduction = Reduction::Mean) : ModuleBase("L1Loss", reduction) {}
   Tensor forward(const Tensor& input, const Tensor& target);
@@ -44,7 +42,7 @@ struct CrossEntropyLossOptions {
 
 // input: (C), (N, C) or (N, C, d1, ...) logits; target: class indices of shape (), (N) or
 // (N, d1, ...), or class probabilities of input's shape.
-class CrossEntropyLoss : public ModuleBase<CrossEntropyLoss, detail::LossBase> {
+class CrossEntropyLoss : public ModuleBase<CrossEntropyLoss, LossBase> {
  public:
   explicit CrossEntropyLoss(CrossEntropyLossOptions o = {});
   Tensor forward(const Tensor& input, const Tensor& target);
@@ -58,7 +56,7 @@ struct NLLLossOptions {
 };
 
 // input: log-probabilities (C), (N, C) or (N, C, d1, ...); target: class indices.
-class NLLLoss : public ModuleBase<NLLLoss, detail::LossBase> {
+class NLLLoss : public ModuleBase<NLLLoss, LossBase> {
  public:
   explicit NLLLoss(NLLLossOptions o = {});
   Tensor forward(const Tensor& input, const Tensor& target);
@@ -72,7 +70,7 @@ struct BCEWithLogitsLossOptions {
 };
 
 // Binary cross entropy of sigmoid(input); target (probabilities) has input's shape.
-class BCEWithLogitsLoss : public ModuleBase<BCEWithLogitsLoss, detail::LossBase> {
+class BCEWithLogitsLoss : public ModuleBase<BCEWithLogitsLoss, LossBase> {
  public:
   explicit BCEWithLogitsLoss(BCEWithLogitsLossOptions o = {});
   Tensor forward(const Tensor& input, const Tensor& target);

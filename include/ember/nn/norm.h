@@ -21,7 +21,6 @@ struct BatchNormOptions {
   TensorOptions options = {};
 };
 
-namespace detail {
 // Batch norm over channel dim 1. Training: normalizes with the batch's statistics and (with
 // track_running_stats) updates running_mean, running_var and num_batches_tracked; evaluation:
 // uses the running statistics (the batch's when they are not tracked).
@@ -42,14 +41,13 @@ class BatchNormNd : public Module {
  private:
   int64_t dims_;  // the input dims accepted: 2 or 3 (BatchNorm1d), 4, 5
 };
-}  // namespace detail
 
-#define EMBER_NN_BATCH_NORM(Name, dims)                                                              \
-  class Name : public ModuleBase<Name, detail::BatchNormNd> {                                        \
-   public:                                                                                           \
-    explicit Name(BatchNormOptions o) : ModuleBase(dims, std::move(o)) {}                            \
-    explicit Name(int64_t num_features) : Name(BatchNormOptions{.num_features = num_features}) {}   \
-    Tensor forward(const Tensor& input) { return normalize(input); }                                \
+#define EMBER_NN_BATCH_NORM(Name, dims)                                                           \
+  class Name : public ModuleBase<Name, BatchNormNd> {                                             \
+   public:                                                                                        \
+    explicit Name(BatchNormOptions o) : ModuleBase(dims, std::move(o)) {}                         \
+    explicit Name(int64_t num_features) : Name(BatchNormOptions{.num_features = num_features}) {} \
+    Tensor forward(const Tensor& input) { return normalize(input); }                              \
   };
 EMBER_NN_BATCH_NORM(BatchNorm1d, 1)  // (N, C) or (N, C, L)
 EMBER_NN_BATCH_NORM(BatchNorm2d, 2)  // (N, C, H, W)
