@@ -70,6 +70,7 @@ void HookHandle::remove() {
   if (!hooks) return;
   std::erase_if(hooks->pre, [&](const auto& h) { return h.first == id_; });
   std::erase_if(hooks->post, [&](const auto& h) { return h.first == id_; });
+  std::erase_if(hooks->backward, [&](const auto& h) { return h.first == id_; });
 }
 
 HookHandle Module::register_forward_pre_hook(ForwardPreHook hook) {
@@ -84,6 +85,88 @@ HookHandle Module::register_forward_hook(ForwardHook hook) {
   const uint64_t id = hooks_->next_id++;
   hooks_->post.emplace_back(id, std::move(hook));
   return HookHandle(hooks_, id);
+}
+
+HookHandle Module::register_full_backward_hook(BackwardHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<detail::Hooks>();
+  const uint64_t id = hooks_->next_id++;
+  hooks_->backward.emplace_back(id, std::move(hook));
+  return HookHandle(hooks_, id);
+}
+
+// What one forward call leaves for its backward hooks: the output node stores grad_output,
+// the input node (which runs after it) calls the hooks.
+struct detail::BackwardHookState {
+  std::shared_ptr<Module> owner;  // keeps the module alive while the graph is (when it is shared)
+  Module* module;
+  std::vector<std::pair<uint64_t, BackwardHook>> hooks;  // those registered at forward time, as PyTorch
+  size_t num_inputs = 0;
+  bool inputs_need_grad = false;
+  Tensors grad_output;
+
+  Tensors run(Tensors grad_input) const {
+    for (const auto& [id, hook] : hooks) {
+      if (auto replaced = hook(*module, grad_input, grad_output)) {
+        check_hook_count(*module, "input gradients", grad_input.size(), replaced->size());
+        grad_input = std::move(*replaced);
+      }
+    }
+    return grad_input;
+  }
+};
+
+namespace {
+// Routes the tensors of `ts` that require grad through one identity node whose backward is
+// `on_grads` (given their gradients in order, it returns theirs); returns their positions.
+std::vector<size_t> through_identity(Tensors& ts, std::function<Tensors(Tensors)> on_grads) {
+  std::vector<size_t> pos;
+  Tensors wrapped;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i].defined() && autograd::requires_grad(ts[i])) {
+      pos.push_back(i);
+      wrapped.push_back(ts[i]);
+    }
+  }
+  if (pos.empty()) return pos;
+  Tensors aliases = autograd::record_function(
+      "BackwardHookFunctionBackward", wrapped, wrapped, std::make_shared<autograd::AutogradContext>(),
+      [f = std::move(on_grads)](autograd::AutogradContext&, Tensors grads) { return f(std::move(grads)); });
+  for (size_t j = 0; j < pos.size(); ++j) ts[pos[j]] = aliases[j];
+  return pos;
+}
+}  // namespace
+
+std::shared_ptr<detail::BackwardHookState> Module::begin_backward_hooks(Tensors& inputs) {
+  if (!hooks_ || hooks_->backward.empty() || !autograd::GradMode::is_enabled()) return nullptr;
+  auto state = std::make_shared<detail::BackwardHookState>();
+  state->owner = weak_from_this().lock();
+  state->module = this;
+  state->hooks = hooks_->backward;
+  state->num_inputs = inputs.size();
+  auto pos = std::make_shared<std::vector<size_t>>();
+  *pos = through_identity(inputs, [state, pos](Tensors grads) {
+    Tensors grad_input(state->num_inputs);
+    for (size_t j = 0; j < pos->size(); ++j) grad_input[(*pos)[j]] = grads[j];
+    grad_input = state->run(std::move(grad_input));
+    Tensors out;
+    for (size_t i : *pos) out.push_back(grad_input[i]);
+    return out;
+  });
+  state->inputs_need_grad = !pos->empty();
+  return state;
+}
+
+Tensors Module::end_backward_hooks(const std::shared_ptr<detail::BackwardHookState>& state, Tensors outputs) {
+  const size_t n = outputs.size();
+  auto pos = std::make_shared<std::vector<size_t>>();
+  *pos = through_identity(outputs, [state, pos, n](Tensors grads) {
+    state->grad_output.assign(n, Tensor());
+    for (size_t j = 0; j < pos->size(); ++j) state->grad_output[(*pos)[j]] = grads[j];
+    // No input requires grad: the hooks run here, with undefined input gradients.
+    if (!state->inputs_need_grad) state->run(Tensors(state->num_inputs));
+    return grads;
+  });
+  return outputs;
 }
 
 void detail::check_hook_count(const Module& m, const char* what, size_t expected, size_t got) {

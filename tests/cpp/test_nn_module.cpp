@@ -298,6 +298,59 @@ TEST(NnModule, HooksOnMultiInputAndTupleOutputForwards) {
   expect_error<TypeError>([&] { s->call({a, b}); }, "Split cannot be called with 2 tensor(s) through call()");
 }
 
+TEST(NnModule, FullBackwardHooksSeeAndReplaceGradients) {
+  auto lin = std::make_shared<nn::Linear>(nn::LinearOptions{.in_features = 3, .out_features = 2, .options = kDouble});
+  Tensor x = randn_d({4, 3}), w = randn_d({4, 2});
+  ag::set_requires_grad(x);
+  Tensors grad_in, grad_out;
+  int calls = 0;
+  nn::HookHandle h = lin->register_full_backward_hook(
+      [&](nn::Module& m, const Tensors& gi, const Tensors& go) -> std::optional<Tensors> {
+        EXPECT_EQ(&m, lin.get());
+        ++calls;
+        grad_in = gi;
+        grad_out = go;
+        return std::nullopt;
+      });
+  ag::backward({sum(mul((*lin)(x), w))});
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(max_abs_diff(grad_out[0], w), 0.0);  // dL/dy
+  Tensor dx = matmul(w, ag::detach(lin->weight));
+  EXPECT_LT(max_abs_diff(grad_in[0], dx), 1e-12);  // dL/dx
+  EXPECT_LT(max_abs_diff(ag::grad(x), dx), 1e-12);
+  const Tensor dw = ag::grad(lin->weight);
+  EXPECT_LT(max_abs_diff(dw, matmul(w.t(), x)), 1e-12);
+
+  // A replacement changes the input's gradient only.
+  h.remove();
+  nn::HookHandle triple =
+      lin->register_full_backward_hook([](nn::Module&, const Tensors& gi, const Tensors&) -> std::optional<Tensors> {
+        return Tensors{mul(gi[0], 3)};
+      });
+  lin->zero_grad();
+  ag::set_grad(x, Tensor());
+  ag::backward({sum(mul((*lin)(x), w))});
+  EXPECT_EQ(calls, 1);  // the removed hook did not run
+  EXPECT_LT(max_abs_diff(ag::grad(x), mul(dx, 3)), 1e-12);
+  EXPECT_LT(max_abs_diff(ag::grad(lin->weight), dw), 1e-12);
+
+  triple.remove();
+  // Inputs that do not require grad: the hook still runs, with undefined input gradients.
+  auto relu = std::make_shared<nn::Sequential>(lin, nn::ReLU());
+  int seq_calls = 0;
+  relu->register_full_backward_hook([&](nn::Module&, const Tensors& gi, const Tensors& go) -> std::optional<Tensors> {
+    ++seq_calls;
+    EXPECT_FALSE(gi[0].defined());
+    EXPECT_EQ(go[0].sizes(), IntArrayRef({4, 2}));
+    return std::nullopt;
+  });
+  ag::backward({sum((*relu)(randn_d({4, 3})))});
+  EXPECT_EQ(seq_calls, 1);
+  // Without grad mode nothing is recorded.
+  ag::NoGradGuard no_grad;
+  EXPECT_FALSE(ag::requires_grad((*relu)(x)));
+}
+
 // ---------------------------------------------------------------- printing
 
 TEST(NnModule, ReprMatchesPyTorch) {

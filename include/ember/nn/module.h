@@ -16,8 +16,8 @@
 // through untouched) and may replace them; the types stay checked at compile time. For code
 // that holds only a shared_ptr<Module> (Sequential, loops over ModuleList) there is the boxed
 // `call(std::vector<Tensor>)`, which ModuleBase implements for forwards that take 1 to 3
-// tensors. Backward hooks on modules are not implemented (tensor hooks are:
-// autograd::register_hook).
+// tensors. Full backward hooks see the gradients of those tensor inputs and results: the
+// call routes them through identity autograd nodes that capture the gradients.
 #pragma once
 
 #include <cstdint>
@@ -121,13 +121,22 @@ using ForwardPreHook = std::function<std::optional<Tensors>(Module&, const Tenso
 // A forward hook gets the inputs (after the pre-hooks) and the outputs; it may return
 // replacement outputs (as many tensors), or nothing.
 using ForwardHook = std::function<std::optional<Tensors>(Module&, const Tensors& inputs, const Tensors& outputs)>;
+// A full backward hook runs when the gradients of the module's tensor inputs have been
+// computed; it gets them (undefined for inputs that do not require grad, or all undefined
+// when none does) and those of the outputs, and may return replacement input gradients
+// (as many tensors). As torch's register_full_backward_hook.
+using BackwardHook =
+    std::function<std::optional<Tensors>(Module&, const Tensors& grad_input, const Tensors& grad_output)>;
 
 namespace detail {
 struct Hooks {
   uint64_t next_id = 0;
   std::vector<std::pair<uint64_t, ForwardPreHook>> pre;
   std::vector<std::pair<uint64_t, ForwardHook>> post;
+  std::vector<std::pair<uint64_t, BackwardHook>> backward;
+  bool empty() const { return pre.empty() && post.empty() && backward.empty(); }
 };
+struct BackwardHookState;  // one forward call's, shared by its two identity nodes (module.cpp)
 }  // namespace detail
 
 // Returned by hook registration; remove() unregisters the hook (a no-op when it is already
@@ -225,9 +234,15 @@ class Module : public std::enable_shared_from_this<Module> {
   // ---- hooks (run by ModuleBase::operator() and call(), in registration order)
   HookHandle register_forward_pre_hook(ForwardPreHook hook);
   HookHandle register_forward_hook(ForwardHook hook);
-  bool has_forward_hooks() const { return hooks_ && (!hooks_->pre.empty() || !hooks_->post.empty()); }
+  HookHandle register_full_backward_hook(BackwardHook hook);
+  bool has_hooks() const { return hooks_ && !hooks_->empty(); }
   Tensors run_forward_pre_hooks(Tensors inputs);
   Tensors run_forward_hooks(const Tensors& inputs, Tensors outputs);
+  // With backward hooks (and grad mode on), routes the inputs, then the outputs, through
+  // identity nodes that capture their gradients and run the hooks (torch's BackwardHook);
+  // begin returns null, and changes nothing, otherwise.
+  std::shared_ptr<detail::BackwardHookState> begin_backward_hooks(Tensors& inputs);
+  Tensors end_backward_hooks(const std::shared_ptr<detail::BackwardHookState>& state, Tensors outputs);
 
   // Boxed forward: tensors in, tensors out, hooks included. ModuleBase provides it for
   // forwards that take 1 to 3 tensors; the default raises TypeError.
@@ -325,6 +340,7 @@ auto call_with_hooks(Module& m, F&& forward, const Args&... args) {
   Tensors inputs;
   ([&] { if constexpr (is_tensor_arg_v<Args>) inputs.push_back(args); }(), ...);
   inputs = m.run_forward_pre_hooks(std::move(inputs));
+  const auto backward_state = m.begin_backward_hooks(inputs);
   size_t k = 0;
   auto pick = [&](const auto& a) -> const auto& {
     if constexpr (is_tensor_arg_v<decltype(a)>) return inputs[k++];
@@ -339,7 +355,9 @@ auto call_with_hooks(Module& m, F&& forward, const Args&... args) {
   R out = std::apply(forward, call_args);
   Tensors outs = outputs_to_vector(std::move(out));
   const size_t n = outs.size();
-  return outputs_from_vector<R>(m, m.run_forward_hooks(inputs, std::move(outs)), n);
+  outs = m.run_forward_hooks(inputs, std::move(outs));
+  if (backward_state) outs = m.end_backward_hooks(backward_state, std::move(outs));
+  return outputs_from_vector<R>(m, std::move(outs), n);
 }
 
 }  // namespace detail
@@ -355,7 +373,7 @@ class ModuleBase : public Base {
   template <class... Args>
   decltype(auto) operator()(Args&&... args) {
     Derived& self = static_cast<Derived&>(*this);
-    if (!this->has_forward_hooks()) return self.forward(std::forward<Args>(args)...);
+    if (!this->has_hooks()) return self.forward(std::forward<Args>(args)...);
     return detail::call_with_hooks(
         *this, [&self](const auto&... a) { return self.forward(a...); }, args...);
   }
