@@ -17,8 +17,8 @@ struct Classifier : nn::ModuleBase<Classifier> {
   std::shared_ptr<nn::Linear> head;
 
   Classifier() {
-    body = register_module("body", std::make_shared<nn::Sequential>(nn::Linear(2, 16), nn::Tanh(),
-                                                                      nn::Linear(16, 16), nn::Tanh()));
+    body = register_module(
+        "body", std::make_shared<nn::Sequential>(nn::Linear(2, 16), nn::Tanh(), nn::Linear(16, 16), nn::Tanh()));
     head = register_module("head", nn::Linear(16, 2));
   }
   Tensor forward(const Tensor& x) { return (*head)((*body)(x)); }
@@ -35,7 +35,8 @@ int main() {
 
     auto model = std::make_shared<Classifier>();
     std::cout << *model << "\n";
-    std::printf("%zu parameters in %zu tensors\n\n", static_cast<size_t>(nn::utils::parameters_to_vector(model->parameters()).numel()),
+    std::printf("%zu parameters in %zu tensors\n\n",
+                static_cast<size_t>(nn::utils::parameters_to_vector(model->parameters()).numel()),
                 model->parameters().size());
 
     nn::CrossEntropyLoss loss_fn;

@@ -33,9 +33,7 @@ std::string GELU::extra_repr() const { return "approximate='" + approximate + "'
 Tensor ELU::forward(const Tensor& input) { return elu(input, alpha); }
 std::string ELU::extra_repr() const { return "alpha=" + detail::py_float(alpha); }
 
-CELU::CELU(double alpha) : alpha(alpha) {
-  EMBER_CHECK(alpha != 0, ValueError, "CELU: alpha must not be zero");
-}
+CELU::CELU(double alpha) : alpha(alpha) { EMBER_CHECK(alpha != 0, ValueError, "CELU: alpha must not be zero"); }
 Tensor CELU::forward(const Tensor& input) { return celu(input, alpha); }
 std::string CELU::extra_repr() const { return "alpha=" + detail::py_float(alpha); }
 

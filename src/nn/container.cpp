@@ -25,8 +25,8 @@ Tensor Sequential::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& [name, m] : local_modules()) {
     Tensors out = m->call({x});
-    EMBER_CHECK(out.size() == 1, RuntimeError, "Sequential: module (", name, "): ", m->name(), " returned ",
-                out.size(), " tensors; Sequential passes on exactly one");
+    EMBER_CHECK(out.size() == 1, RuntimeError, "Sequential: module (", name, "): ", m->name(), " returned ", out.size(),
+                " tensors; Sequential passes on exactly one");
     x = std::move(out[0]);
   }
   return x;

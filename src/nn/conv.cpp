@@ -39,7 +39,8 @@ Tensor circular_pad(Tensor x, IntArrayRef padding) {
 
 // ---------------------------------------------------------------- ConvNd
 
-ConvNd::ConvNd(int64_t dims, bool transposed, ConvOptions o) : options(std::move(o)), dims_(dims), transposed_(transposed) {
+ConvNd::ConvNd(int64_t dims, bool transposed, ConvOptions o)
+    : options(std::move(o)), dims_(dims), transposed_(transposed) {
   const std::string layer = conv_name(dims, transposed);
   ConvOptions& op = options;
   const auto n = static_cast<size_t>(dims);
@@ -92,8 +93,8 @@ void ConvNd::reset_parameters() {
 void ConvNd::check_input(const Tensor& input) const {
   const bool shape_ok = (input.dim() == dims_ + 1 || input.dim() == dims_ + 2) &&
                         input.size(input.dim() - dims_ - 1) == options.in_channels;
-  EMBER_CHECK(shape_ok, RuntimeError, name(), ": expected input of shape ", detail::spatial_layouts(dims_), " with C = ",
-              options.in_channels, " (in_channels), got shape ", input.sizes());
+  EMBER_CHECK(shape_ok, RuntimeError, name(), ": expected input of shape ", detail::spatial_layouts(dims_),
+              " with C = ", options.in_channels, " (in_channels), got shape ", input.sizes());
   detail::check_same_dtype(*this, input, weight);
 }
 
@@ -106,16 +107,22 @@ Tensor ConvNd::conv(const Tensor& input) {
     // (left, right) per dim from the last, as F.pad takes them.
     std::vector<int64_t> pad;
     for (auto it = padding.rbegin(); it != padding.rend(); ++it) pad.insert(pad.end(), {*it, *it});
-    if (mode == "circular") x = circular_pad(x, padding);
-    else if (mode == "reflect") x = dims_ == 1 ? reflection_pad1d(x, pad) : dims_ == 2 ? reflection_pad2d(x, pad) : reflection_pad3d(x, pad);
-    else x = dims_ == 1 ? replication_pad1d(x, pad) : dims_ == 2 ? replication_pad2d(x, pad) : replication_pad3d(x, pad);
+    if (mode == "circular")
+      x = circular_pad(x, padding);
+    else if (mode == "reflect")
+      x = dims_ == 1 ? reflection_pad1d(x, pad) : dims_ == 2 ? reflection_pad2d(x, pad) : reflection_pad3d(x, pad);
+    else
+      x = dims_ == 1 ? replication_pad1d(x, pad) : dims_ == 2 ? replication_pad2d(x, pad) : replication_pad3d(x, pad);
     padding.assign(padding.size(), 0);
   }
   const auto& op = options;
   switch (dims_) {
-    case 1: return conv1d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
-    case 2: return conv2d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
-    default: return conv3d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+    case 1:
+      return conv1d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+    case 2:
+      return conv2d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+    default:
+      return conv3d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
   }
 }
 
@@ -124,23 +131,32 @@ Tensor ConvNd::conv_transpose(const Tensor& input, IntArrayRef output_size) {
   const auto& op = options;
   std::vector<int64_t> output_padding = op.output_padding;
   if (!output_size.empty()) {
-    EMBER_CHECK(output_size.size() == static_cast<size_t>(dims_) || output_size.size() == static_cast<size_t>(dims_) + 2,
-                ValueError, name(), ": output_size must have ", dims_, " or ", dims_ + 2, " elements, got ", output_size);
-    const IntArrayRef spatial = output_size.slice(output_size.size() - static_cast<size_t>(dims_), static_cast<size_t>(dims_));
+    EMBER_CHECK(
+        output_size.size() == static_cast<size_t>(dims_) || output_size.size() == static_cast<size_t>(dims_) + 2,
+        ValueError, name(), ": output_size must have ", dims_, " or ", dims_ + 2, " elements, got ", output_size);
+    const IntArrayRef spatial =
+        output_size.slice(output_size.size() - static_cast<size_t>(dims_), static_cast<size_t>(dims_));
     for (int64_t d = 0; d < dims_; ++d) {
       const auto i = static_cast<size_t>(d);
       const int64_t in = input.size(input.dim() - dims_ + d);
       const int64_t least = (in - 1) * op.stride[i] - 2 * op.padding[i] + op.dilation[i] * (op.kernel_size[i] - 1) + 1;
       EMBER_CHECK(spatial[i] >= least && spatial[i] < least + op.stride[i], ValueError, name(),
                   ": requested an output size of ", spatial, ", but valid sizes range from ", least, " to ",
-                  least + op.stride[i] - 1, " (for an input of ", input.sizes().slice(static_cast<size_t>(input.dim() - dims_), static_cast<size_t>(dims_)), ")");
+                  least + op.stride[i] - 1, " (for an input of ",
+                  input.sizes().slice(static_cast<size_t>(input.dim() - dims_), static_cast<size_t>(dims_)), ")");
       output_padding[i] = spatial[i] - least;
     }
   }
   switch (dims_) {
-    case 1: return conv_transpose1d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
-    case 2: return conv_transpose2d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
-    default: return conv_transpose3d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups, op.dilation);
+    case 1:
+      return conv_transpose1d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups,
+                              op.dilation);
+    case 2:
+      return conv_transpose2d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups,
+                              op.dilation);
+    default:
+      return conv_transpose3d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups,
+                              op.dilation);
   }
 }
 
@@ -171,8 +187,9 @@ void check_pool_params(const std::string& layer, int64_t dims, IntArrayRef kerne
   const auto p = detail::expand_param(layer, "padding", padding, n);
   detail::check_positive(layer, "padding", p, true);
   for (size_t i = 0; i < n; ++i) {
-    EMBER_CHECK(p[i] <= k[i] / 2, ValueError, layer, ": padding should be at most half of the kernel size, got padding ",
-                padding, " and kernel_size ", kernel);
+    EMBER_CHECK(p[i] <= k[i] / 2, ValueError, layer,
+                ": padding should be at most half of the kernel size, got padding ", padding, " and kernel_size ",
+                kernel);
   }
 }
 }  // namespace
@@ -181,16 +198,20 @@ MaxPoolNd::MaxPoolNd(int64_t dims, MaxPoolOptions o) : options(std::move(o)), di
   const std::string layer = pool_name("MaxPool", dims);
   if (options.stride.empty()) options.stride = options.kernel_size;
   check_pool_params(layer, dims, options.kernel_size, options.stride, options.padding);
-  detail::check_positive(layer, "dilation", detail::expand_param(layer, "dilation", options.dilation, static_cast<size_t>(dims)));
+  detail::check_positive(layer, "dilation",
+                         detail::expand_param(layer, "dilation", options.dilation, static_cast<size_t>(dims)));
 }
 
 Tensor MaxPoolNd::pool(const Tensor& input) {
   detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto& o = options;
   switch (dims_) {
-    case 1: return max_pool1d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
-    case 2: return max_pool2d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
-    default: return max_pool3d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+    case 1:
+      return max_pool1d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+    case 2:
+      return max_pool2d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+    default:
+      return max_pool3d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
   }
 }
 
@@ -198,9 +219,12 @@ std::tuple<Tensor, Tensor> MaxPoolNd::forward_with_indices(const Tensor& input) 
   detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto& o = options;
   switch (dims_) {
-    case 1: return max_pool1d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
-    case 2: return max_pool2d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
-    default: return max_pool3d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+    case 1:
+      return max_pool1d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+    case 2:
+      return max_pool2d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+    default:
+      return max_pool3d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
   }
 }
 
@@ -215,7 +239,8 @@ AvgPoolNd::AvgPoolNd(int64_t dims, AvgPoolOptions o) : options(std::move(o)), di
   const std::string layer = pool_name("AvgPool", dims);
   if (options.stride.empty()) options.stride = options.kernel_size;
   check_pool_params(layer, dims, options.kernel_size, options.stride, options.padding);
-  EMBER_CHECK(!options.divisor_override || dims > 1, ValueError, layer, ": divisor_override is for 2-D and 3-D pooling");
+  EMBER_CHECK(!options.divisor_override || dims > 1, ValueError, layer,
+              ": divisor_override is for 2-D and 3-D pooling");
   EMBER_CHECK(!options.divisor_override || *options.divisor_override != 0, ValueError, layer,
               ": divisor_override must not be zero");
   if (dims == 1) {  // PyTorch keeps AvgPool1d's parameters as 1-tuples
@@ -229,9 +254,14 @@ Tensor AvgPoolNd::pool(const Tensor& input) {
   detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto& o = options;
   switch (dims_) {
-    case 1: return avg_pool1d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
-    case 2: return avg_pool2d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad, o.divisor_override);
-    default: return avg_pool3d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad, o.divisor_override);
+    case 1:
+      return avg_pool1d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
+    case 2:
+      return avg_pool2d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad,
+                        o.divisor_override);
+    default:
+      return avg_pool3d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad,
+                        o.divisor_override);
   }
 }
 
@@ -241,18 +271,23 @@ std::string AvgPoolNd::extra_repr() const {
   return "kernel_size=" + show(o.kernel_size) + ", stride=" + show(o.stride) + ", padding=" + show(o.padding);
 }
 
-AdaptiveAvgPoolNd::AdaptiveAvgPoolNd(int64_t dims, std::vector<int64_t> size) : output_size(std::move(size)), dims_(dims) {
+AdaptiveAvgPoolNd::AdaptiveAvgPoolNd(int64_t dims, std::vector<int64_t> size)
+    : output_size(std::move(size)), dims_(dims) {
   const std::string layer = pool_name("AdaptiveAvgPool", dims);
-  detail::check_positive(layer, "output_size", detail::expand_param(layer, "output_size", output_size, static_cast<size_t>(dims)), true);
+  detail::check_positive(layer, "output_size",
+                         detail::expand_param(layer, "output_size", output_size, static_cast<size_t>(dims)), true);
 }
 
 Tensor AdaptiveAvgPoolNd::pool(const Tensor& input) {
   detail::check_dims(*this, input, dims_ + 1, dims_ + 2, detail::spatial_layouts(dims_));
   const auto size = detail::expand_param(name(), "output_size", output_size, static_cast<size_t>(dims_));
   switch (dims_) {
-    case 1: return adaptive_avg_pool1d(input, size);
-    case 2: return adaptive_avg_pool2d(input, size);
-    default: return adaptive_avg_pool3d(input, size);
+    case 1:
+      return adaptive_avg_pool1d(input, size);
+    case 2:
+      return adaptive_avg_pool2d(input, size);
+    default:
+      return adaptive_avg_pool3d(input, size);
   }
 }
 

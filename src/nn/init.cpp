@@ -202,12 +202,12 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   std::vector<Tensor> norms;
   for (const Tensor& g : grads)
     norms.push_back(std::isinf(norm_type) ? ember::max(ember::abs(g.detach())) : ember::norm(g.detach(), norm_type));
-  Tensor total = norms.size() == 1 ? norms[0]
+  Tensor total = norms.size() == 1       ? norms[0]
                  : std::isinf(norm_type) ? ember::max(ember::stack(norms))
-                                          : ember::norm(ember::stack(norms), norm_type);
+                                         : ember::norm(ember::stack(norms), norm_type);
   const double total_value = total.item<double>();
-  EMBER_CHECK(!error_if_nonfinite || std::isfinite(total_value), RuntimeError, "The total norm of order ",
-              norm_type, " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this "
+  EMBER_CHECK(!error_if_nonfinite || std::isfinite(total_value), RuntimeError, "The total norm of order ", norm_type,
+              " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this "
               "error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
   Tensor coef = ember::clamp(max_norm / (total + 1e-6), std::optional<Scalar>(), Scalar(1.0));
   for (Tensor& g : grads) g.mul_(coef);

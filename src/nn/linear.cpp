@@ -40,8 +40,8 @@ Tensor Linear::forward(const Tensor& input) {
 }
 
 std::string Linear::extra_repr() const {
-  return "in_features=" + std::to_string(options.in_features) + ", out_features=" +
-         std::to_string(options.out_features) + ", bias=" + detail::py_bool(bias.defined());
+  return "in_features=" + std::to_string(options.in_features) +
+         ", out_features=" + std::to_string(options.out_features) + ", bias=" + detail::py_bool(bias.defined());
 }
 
 // ---------------------------------------------------------------- Bilinear
@@ -77,9 +77,9 @@ Tensor Bilinear::forward(const Tensor& input1, const Tensor& input2) {
 }
 
 std::string Bilinear::extra_repr() const {
-  return "in1_features=" + std::to_string(options.in1_features) + ", in2_features=" +
-         std::to_string(options.in2_features) + ", out_features=" + std::to_string(options.out_features) +
-         ", bias=" + detail::py_bool(bias.defined());
+  return "in1_features=" + std::to_string(options.in1_features) +
+         ", in2_features=" + std::to_string(options.in2_features) +
+         ", out_features=" + std::to_string(options.out_features) + ", bias=" + detail::py_bool(bias.defined());
 }
 
 // ---------------------------------------------------------------- Flatten, Unflatten
@@ -118,8 +118,10 @@ Tensor Unflatten::forward(const Tensor& input) {
   int64_t known = 1;
   bool infer = false;
   for (int64_t s : unflattened_size) {
-    if (s == -1) infer = true;
-    else known *= s;
+    if (s == -1)
+      infer = true;
+    else
+      known *= s;
   }
   const bool fits = infer ? (known != 0 && size % known == 0) : known == size;
   EMBER_CHECK(fits, RuntimeError, name(), ": cannot unflatten dim ", dim, " of size ", size, " into ",

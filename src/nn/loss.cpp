@@ -9,8 +9,7 @@ namespace ember::nn {
 namespace {
 
 void check_floating(const Module& m, const Tensor& input) {
-  EMBER_CHECK(input.is_floating_point(), TypeError, m.name(), ": expected a floating point input, got ",
-              input.dtype());
+  EMBER_CHECK(input.is_floating_point(), TypeError, m.name(), ": expected a floating point input, got ", input.dtype());
 }
 
 void check_same_shape(const Module& m, const Tensor& input, const Tensor& target) {
@@ -22,8 +21,8 @@ void check_same_shape(const Module& m, const Tensor& input, const Tensor& target
 void check_class_target(const Module& m, const Tensor& input, const Tensor& target, const Tensor& weight,
                         bool allow_probabilities) {
   check_floating(m, input);
-  EMBER_CHECK(input.dim() >= 1, RuntimeError, m.name(), ": expected input of shape (C), (N, C) or (N, C, d1, ...), got shape ",
-              input.sizes());
+  EMBER_CHECK(input.dim() >= 1, RuntimeError, m.name(),
+              ": expected input of shape (C), (N, C) or (N, C, d1, ...), got shape ", input.sizes());
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   std::vector<int64_t> expected(input.sizes().begin(), input.sizes().end());
   expected.erase(expected.begin() + class_dim);
@@ -31,8 +30,8 @@ void check_class_target(const Module& m, const Tensor& input, const Tensor& targ
     check_same_shape(m, input, target);
   } else {
     EMBER_CHECK(target.dtype() == kInt64 || target.dtype() == kUInt8, TypeError, m.name(),
-                ": expected class indices of dtype int64", allow_probabilities ? " (or probabilities)" : "",
-                ", got ", target.dtype());
+                ": expected class indices of dtype int64", allow_probabilities ? " (or probabilities)" : "", ", got ",
+                target.dtype());
     EMBER_CHECK(target.sizes() == IntArrayRef(expected), RuntimeError, m.name(), ": expected target of shape ",
                 expected, " (class indices", allow_probabilities ? ") or " : ")",
                 allow_probabilities ? detail::shape_str(input.sizes()) + " (class probabilities)" : "",
@@ -97,8 +96,8 @@ Tensor BCEWithLogitsLoss::forward(const Tensor& input, const Tensor& target) {
   // PyTorch's own check, and its ValueError.
   EMBER_CHECK(input.sizes() == target.sizes(), ValueError, name(), ": Target size (", target.sizes(),
               ") must be the same as input size (", input.sizes(), ")");
-  return binary_cross_entropy_with_logits(input, target, detail::opt(options.weight),
-                                          detail::opt(options.pos_weight), reduction);
+  return binary_cross_entropy_with_logits(input, target, detail::opt(options.weight), detail::opt(options.pos_weight),
+                                          reduction);
 }
 
 }  // namespace ember::nn

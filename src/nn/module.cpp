@@ -338,8 +338,10 @@ void Module::zero_grad(bool set_to_none) {
       continue;
     }
     // As PyTorch: the gradient leaves any graph it was part of, then is zeroed in place.
-    if (autograd::grad_fn(g)) autograd::detach_(g);
-    else autograd::set_requires_grad(g, false);
+    if (autograd::grad_fn(g))
+      autograd::detach_(g);
+    else
+      autograd::set_requires_grad(g, false);
     g.zero_();
   }
 }
@@ -360,9 +362,8 @@ void Module::apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn) {
 Module& Module::to(Device device, ScalarType dtype) {
   EMBER_CHECK(is_floating_point(dtype) || is_complex(dtype), TypeError,
               "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=", dtype);
-  apply_to_tensors([&](const Tensor& t) {
-    return t.is_floating_point() || t.is_complex() ? t.to(device, dtype) : t.to(device);
-  });
+  apply_to_tensors(
+      [&](const Tensor& t) { return t.is_floating_point() || t.is_complex() ? t.to(device, dtype) : t.to(device); });
   return *this;
 }
 
@@ -428,8 +429,9 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
         continue;
       }
       if (src->sizes() != dst.sizes()) {
-        errors.push_back("size mismatch for " + key + ": copying a param with shape " + detail::shape_str(src->sizes()) +
-                         " from checkpoint, the shape in current model is " + detail::shape_str(dst.sizes()) + ".");
+        errors.push_back("size mismatch for " + key + ": copying a param with shape " +
+                         detail::shape_str(src->sizes()) + " from checkpoint, the shape in current model is " +
+                         detail::shape_str(dst.sizes()) + ".");
         continue;
       }
       try {

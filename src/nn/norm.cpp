@@ -46,12 +46,17 @@ void BatchNormNd::reset_parameters() {
 
 Tensor BatchNormNd::normalize(const Tensor& input) {
   const bool dims_ok = dims_ == 1 ? input.dim() == 2 || input.dim() == 3 : input.dim() == dims_ + 2;
-  EMBER_CHECK(dims_ok, ValueError, name(), ": expected ", dims_ == 1 ? "2D or 3D" : dims_ == 2 ? "4D" : "5D",
+  EMBER_CHECK(dims_ok, ValueError, name(), ": expected ",
+              dims_ == 1   ? "2D or 3D"
+              : dims_ == 2 ? "4D"
+                           : "5D",
               " input (got ", input.dim(), "D input of shape ", input.sizes(), ")");
   EMBER_CHECK(input.size(1) == options.num_features, RuntimeError, name(), ": expected input with ",
               options.num_features, " channels (num_features) at dim 1, got shape ", input.sizes());
-  if (weight.defined()) detail::check_same_dtype(*this, input, weight);
-  else if (running_mean.defined()) detail::check_same_dtype(*this, input, running_mean);
+  if (weight.defined())
+    detail::check_same_dtype(*this, input, weight);
+  else if (running_mean.defined())
+    detail::check_same_dtype(*this, input, running_mean);
 
   double factor = options.momentum.value_or(0.0);
   if (is_training() && options.track_running_stats) {
@@ -62,15 +67,16 @@ Tensor BatchNormNd::normalize(const Tensor& input) {
   // Batch statistics when training, or when there are no running ones to use.
   const bool use_batch_stats = is_training() || !running_mean.defined();
   const bool pass_running = !is_training() || options.track_running_stats;
-  return ember::batch_norm(input, detail::opt(weight), detail::opt(bias), pass_running ? detail::opt(running_mean) : std::nullopt,
-                           pass_running ? detail::opt(running_var) : std::nullopt, use_batch_stats, factor, options.eps);
+  return ember::batch_norm(
+      input, detail::opt(weight), detail::opt(bias), pass_running ? detail::opt(running_mean) : std::nullopt,
+      pass_running ? detail::opt(running_var) : std::nullopt, use_batch_stats, factor, options.eps);
 }
 
 std::string BatchNormNd::extra_repr() const {
   const auto& op = options;
   return std::to_string(op.num_features) + ", eps=" + detail::py_float(op.eps) +
-         ", momentum=" + (op.momentum ? detail::py_float(*op.momentum) : "None") + ", affine=" + detail::py_bool(op.affine) +
-         ", track_running_stats=" + detail::py_bool(op.track_running_stats);
+         ", momentum=" + (op.momentum ? detail::py_float(*op.momentum) : "None") +
+         ", affine=" + detail::py_bool(op.affine) + ", track_running_stats=" + detail::py_bool(op.track_running_stats);
 }
 
 // ---------------------------------------------------------------- LayerNorm
@@ -94,9 +100,10 @@ void LayerNorm::reset_parameters() {
 Tensor LayerNorm::forward(const Tensor& input) {
   const auto& ns = options.normalized_shape;
   const auto n = static_cast<int64_t>(ns.size());
-  EMBER_CHECK(input.dim() >= n && input.sizes().slice(static_cast<size_t>(input.dim() - n), ns.size()) == IntArrayRef(ns),
-              RuntimeError, name(), ": expected input with trailing dimensions ", ns, " (normalized_shape), got shape ",
-              input.sizes());
+  EMBER_CHECK(
+      input.dim() >= n && input.sizes().slice(static_cast<size_t>(input.dim() - n), ns.size()) == IntArrayRef(ns),
+      RuntimeError, name(), ": expected input with trailing dimensions ", ns, " (normalized_shape), got shape ",
+      input.sizes());
   if (weight.defined()) detail::check_same_dtype(*this, input, weight);
   return layer_norm(input, ns, detail::opt(weight), detail::opt(bias), options.eps);
 }

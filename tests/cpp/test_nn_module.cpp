@@ -49,7 +49,7 @@ struct Block : nn::ModuleBase<Block> {
     count = register_buffer("count", zeros({1}, kDouble));
     register_buffer("scratch", zeros({2}, kDouble), /*persistent=*/false);
     fc = register_module("fc", nn::Linear(nn::LinearOptions{.in_features = 4, .out_features = 3, .options = kDouble}));
-    bn = register_module("bn", std::make_shared<nn::BatchNorm1d>(nn::BatchNormOptions{.num_features = 3, .options = kDouble}));
+    bn = register_module("bn", nn::BatchNorm1d(nn::BatchNormOptions{.num_features = 3, .options = kDouble}));
   }
   Tensor forward(const Tensor& x) { return mul((*bn)((*fc)(x)), scale); }
 };
@@ -491,16 +491,19 @@ TEST(NnModuleLayers, LinearBilinearEmbeddingAndShapes) {
   // U(-1/sqrt(fan_in), 1/sqrt(fan_in)) initialization.
   EXPECT_LE(max(abs(lin->weight)).item<double>(), 1 / std::sqrt(5.0));
   EXPECT_LE(max(abs(lin->bias)).item<double>(), 1 / std::sqrt(5.0));
-  auto nobias = std::make_shared<nn::Linear>(nn::LinearOptions{.in_features = 5, .out_features = 3, .bias = false, .options = kDouble});
+  auto nobias = std::make_shared<nn::Linear>(
+      nn::LinearOptions{.in_features = 5, .out_features = 3, .bias = false, .options = kDouble});
   EXPECT_EQ(nobias->parameters().size(), 1u);
   expect_same_as_functional(*nobias, (*nobias)(x), linear(x, nobias->weight));
 
-  auto bil = std::make_shared<nn::Bilinear>(nn::BilinearOptions{.in1_features = 3, .in2_features = 4, .out_features = 2, .options = kDouble});
+  auto bil = std::make_shared<nn::Bilinear>(
+      nn::BilinearOptions{.in1_features = 3, .in2_features = 4, .out_features = 2, .options = kDouble});
   Tensor a = randn_d({5, 3}), b = randn_d({5, 4});
   expect_same_as_functional(*bil, (*bil)(a, b), bilinear(a, b, bil->weight, bil->bias));
   EXPECT_EQ(bil->call({a, b})[0].sizes(), IntArrayRef({5, 2}));
 
-  auto emb = std::make_shared<nn::Embedding>(nn::EmbeddingOptions{.num_embeddings = 10, .embedding_dim = 3, .padding_idx = -1, .options = kDouble});
+  auto emb = std::make_shared<nn::Embedding>(
+      nn::EmbeddingOptions{.num_embeddings = 10, .embedding_dim = 3, .padding_idx = -1, .options = kDouble});
   EXPECT_EQ(*emb->options.padding_idx, 9);
   EXPECT_EQ(max(abs(emb->weight.select(0, 9))).item<double>(), 0.0);
   Tensor idx = tensor<int64_t>({1, 9, 3, 1}).view({2, 2});
@@ -576,13 +579,18 @@ TEST(NnModuleLayers, ConvolutionsAndPooling) {
   auto [vals, idx] = mp.forward_with_indices(img);
   EXPECT_EQ(max_abs_diff(vals, mp(img)), 0.0);
   EXPECT_EQ(idx.dtype(), kInt64);
-  EXPECT_EQ(max_abs_diff(nn::MaxPool1d({.kernel_size = {2}})(img.select(1, 0)), max_pool1d(img.select(1, 0), {2})), 0.0);
+  Tensor seq1d = img.select(1, 0);  // (N, C, L)
+  EXPECT_EQ(max_abs_diff(nn::MaxPool1d({.kernel_size = {2}})(seq1d), max_pool1d(seq1d, {2})), 0.0);
   Tensor vol = randn_d({1, 2, 4, 4, 4});
-  EXPECT_EQ(max_abs_diff(nn::MaxPool3d({.kernel_size = {2}, .ceil_mode = true})(vol), max_pool3d(vol, {2}, {}, {0}, {1}, true)), 0.0);
-  EXPECT_EQ(max_abs_diff(nn::AvgPool1d({.kernel_size = {3}, .stride = {1}})(img.select(1, 0)), avg_pool1d(img.select(1, 0), {3}, {1})), 0.0);
-  EXPECT_EQ(max_abs_diff(nn::AvgPool2d({.kernel_size = {2}, .divisor_override = 3})(img), avg_pool2d(img, {2}, {}, {0}, false, true, 3)), 0.0);
+  EXPECT_EQ(max_abs_diff(nn::MaxPool3d({.kernel_size = {2}, .ceil_mode = true})(vol),
+                         max_pool3d(vol, {2}, {}, {0}, {1}, true)),
+            0.0);
+  EXPECT_EQ(max_abs_diff(nn::AvgPool1d({.kernel_size = {3}, .stride = {1}})(seq1d), avg_pool1d(seq1d, {3}, {1})), 0.0);
+  EXPECT_EQ(max_abs_diff(nn::AvgPool2d({.kernel_size = {2}, .divisor_override = 3})(img),
+                         avg_pool2d(img, {2}, {}, {0}, false, true, 3)),
+            0.0);
   EXPECT_EQ(max_abs_diff(nn::AvgPool3d({.kernel_size = {2}})(vol), avg_pool3d(vol, {2})), 0.0);
-  EXPECT_EQ(max_abs_diff(nn::AdaptiveAvgPool1d({3})(img.select(1, 0)), adaptive_avg_pool1d(img.select(1, 0), {3})), 0.0);
+  EXPECT_EQ(max_abs_diff(nn::AdaptiveAvgPool1d({3})(seq1d), adaptive_avg_pool1d(seq1d, {3})), 0.0);
   EXPECT_EQ(max_abs_diff(nn::AdaptiveAvgPool2d({1})(img), adaptive_avg_pool2d(img, {1, 1})), 0.0);
   EXPECT_EQ(max_abs_diff(nn::AdaptiveAvgPool3d({2, 1, 2})(vol), adaptive_avg_pool3d(vol, {2, 1, 2})), 0.0);
 }
@@ -654,8 +662,8 @@ TEST(NnModuleLayers, ActivationsDropoutAndLosses) {
 
   Tensor big = ones({8, 16, 4, 4}, kDouble);
   for (auto m : std::vector<std::shared_ptr<nn::Module>>{
-           std::make_shared<nn::Dropout>(0.5), std::make_shared<nn::Dropout2d>(0.5), std::make_shared<nn::Dropout3d>(0.5),
-           std::make_shared<nn::AlphaDropout>(0.5)}) {
+           std::make_shared<nn::Dropout>(0.5), std::make_shared<nn::Dropout2d>(0.5),
+           std::make_shared<nn::Dropout3d>(0.5), std::make_shared<nn::AlphaDropout>(0.5)}) {
     Tensor y = m->call({big})[0];
     EXPECT_GT(max_abs_diff(y, big), 0.0) << m->name();  // training: something dropped
     m->eval();
@@ -808,9 +816,11 @@ TEST(NnModuleErrors, BadInputsNameTheLayerAndShapes) {
                            "BatchNorm2d: expected 4D input (got 3D input of shape [2, 3, 4])");
   expect_error<RuntimeError>([] { nn::BatchNorm1d(3)(zeros({2, 4})); },
                              "BatchNorm1d: expected input with 3 channels (num_features) at dim 1, got shape [2, 4]");
-  expect_error<RuntimeError>([] { nn::LayerNorm({4})(zeros({2, 5})); },
-                             "LayerNorm: expected input with trailing dimensions [4] (normalized_shape), got shape [2, 5]");
-  expect_error<RuntimeError>([] { nn::GroupNorm(2, 4)(zeros({2, 6})); }, "GroupNorm: expected input of shape (N, C, *) with C = 4");
+  expect_error<RuntimeError>(
+      [] { nn::LayerNorm({4})(zeros({2, 5})); },
+      "LayerNorm: expected input with trailing dimensions [4] (normalized_shape), got shape [2, 5]");
+  expect_error<RuntimeError>([] { nn::GroupNorm(2, 4)(zeros({2, 6})); },
+                             "GroupNorm: expected input of shape (N, C, *) with C = 4");
   expect_error<TypeError>([] { nn::Embedding(5, 2)(zeros({3})); },
                           "Embedding: expected indices of dtype int64 or int32, got float32");
   expect_error<RuntimeError>([] { nn::MaxPool2d({.kernel_size = {2}})(zeros({4, 4})); },
@@ -824,29 +834,37 @@ TEST(NnModuleErrors, BadInputsNameTheLayerAndShapes) {
   expect_error<RuntimeError>([] { nn::CrossEntropyLoss()(zeros({2, 3}), tensor<int64_t>({0, 1, 2})); },
                              "CrossEntropyLoss: expected target of shape [2] (class indices) or [2, 3] (class "
                              "probabilities) for input of shape [2, 3], got shape [3]");
-  expect_error<TypeError>([] { nn::NLLLoss()(zeros({2, 3}), zeros({2})); }, "NLLLoss: expected class indices of dtype int64");
+  expect_error<TypeError>([] { nn::NLLLoss()(zeros({2, 3}), zeros({2})); },
+                          "NLLLoss: expected class indices of dtype int64");
   expect_error<ValueError>([] { nn::BCEWithLogitsLoss()(zeros({2}), zeros({2, 1})); },
                            "BCEWithLogitsLoss: Target size ([2, 1]) must be the same as input size ([2])");
-  expect_error<RuntimeError>([] { nn::Bilinear(2, 3, 4)(zeros({5, 2}), zeros({4, 3})); }, "the same leading dimensions");
+  expect_error<RuntimeError>([] { nn::Bilinear(2, 3, 4)(zeros({5, 2}), zeros({4, 3})); },
+                             "the same leading dimensions");
 }
 
 TEST(NnModuleErrors, BadHyperParametersRaiseAtConstruction) {
-  expect_error<ValueError>([] { nn::Dropout(1.5); }, "Dropout: dropout probability has to be between 0 and 1, but got 1.5");
+  expect_error<ValueError>([] { nn::Dropout(1.5); },
+                           "Dropout: dropout probability has to be between 0 and 1, but got 1.5");
   expect_error<ValueError>([] { nn::Dropout2d(-0.1); }, "Dropout2d: dropout probability");
   expect_error<ValueError>([] { nn::Conv2d(3, 8, 0); }, "Conv2d: kernel_size must be positive, got [0, 0]");
   expect_error<ValueError>([] { nn::Conv1d({.in_channels = 3, .out_channels = 6, .kernel_size = {3}, .groups = 2}); },
                            "Conv1d: in_channels (3) must be divisible by groups (2)");
-  expect_error<ValueError>([] { nn::ConvTranspose2d({.in_channels = 4, .out_channels = 6, .kernel_size = {3}, .groups = 4}); },
+  expect_error<ValueError>(
+      [] { nn::ConvTranspose2d({.in_channels = 4, .out_channels = 6, .kernel_size = {3}, .groups = 4}); },
                            "ConvTranspose2d: out_channels (6) must be divisible by groups (4)");
   expect_error<ValueError>([] { nn::Conv2d({.in_channels = 3, .out_channels = 6, .kernel_size = {3, 3, 3}}); },
                            "Conv2d: expected kernel_size to have 1 or 2 values, got [3, 3, 3]");
-  expect_error<ValueError>([] { nn::Conv2d({.in_channels = 1, .out_channels = 1, .kernel_size = {3}, .padding_mode = "wrap"}); },
+  expect_error<ValueError>(
+      [] { nn::Conv2d({.in_channels = 1, .out_channels = 1, .kernel_size = {3}, .padding_mode = "wrap"}); },
                            "padding_mode must be one of");
-  expect_error<ValueError>([] { nn::Conv2d({.in_channels = 1, .out_channels = 1, .kernel_size = {3}, .output_padding = {1}}); },
+  expect_error<ValueError>(
+      [] { nn::Conv2d({.in_channels = 1, .out_channels = 1, .kernel_size = {3}, .output_padding = {1}}); },
                            "output_padding is for transposed convolutions only");
   expect_error<ValueError>([] { nn::MaxPool2d({.kernel_size = {0}}); }, "MaxPool2d: kernel_size must be positive");
-  expect_error<ValueError>([] { nn::AvgPool2d({.kernel_size = {2}, .padding = {2}}); }, "padding should be at most half");
-  expect_error<ValueError>([] { nn::GroupNorm(3, 4); }, "GroupNorm: num_channels (4) must be divisible by num_groups (3)");
+  expect_error<ValueError>([] { nn::AvgPool2d({.kernel_size = {2}, .padding = {2}}); },
+                           "padding should be at most half");
+  expect_error<ValueError>([] { nn::GroupNorm(3, 4); },
+                           "GroupNorm: num_channels (4) must be divisible by num_groups (3)");
   expect_error<ValueError>([] { nn::BatchNorm2d(0); }, "BatchNorm2d: num_features must be positive");
   expect_error<ValueError>([] { nn::Embedding({.num_embeddings = 3, .embedding_dim = 2, .padding_idx = 3}); },
                            "Embedding: padding_idx 3 must be within num_embeddings (3)");

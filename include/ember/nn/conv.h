@@ -54,13 +54,14 @@ class ConvNd : public Module {
   bool transposed_;
 };
 
-#define EMBER_NN_CONV_LAYER(Name, dims, transposed, ...)                                                               \
-  class Name : public ModuleBase<Name, ConvNd> {                                                                       \
-   public:                                                                                                             \
-    explicit Name(ConvOptions o) : ModuleBase(dims, transposed, std::move(o)) {}                                       \
-    Name(int64_t in_channels, int64_t out_channels, int64_t kernel_size)                                               \
-        : Name(ConvOptions{.in_channels = in_channels, .out_channels = out_channels, .kernel_size = {kernel_size}}) {} \
-    __VA_ARGS__                                                                                                        \
+#define EMBER_NN_CONV_LAYER(Name, dims, transposed, ...)                                                  \
+  class Name : public ModuleBase<Name, ConvNd> {                                                          \
+   public:                                                                                                \
+    explicit Name(ConvOptions o) : ModuleBase(dims, transposed, std::move(o)) {}                          \
+    Name(int64_t in_channels, int64_t out_channels, int64_t kernel_size)                                  \
+        : Name(ConvOptions{                                                                               \
+              .in_channels = in_channels, .out_channels = out_channels, .kernel_size = {kernel_size}}) {} \
+    __VA_ARGS__                                                                                           \
   };
 #define EMBER_NN_CONV_FORWARD Tensor forward(const Tensor& input) { return conv(input); }
 // output_size: the spatial size wanted (a transposed convolution's output size is ambiguous

@@ -183,7 +183,8 @@ class Module : public std::enable_shared_from_this<Module> {
     return module;
   }
   // A module passed by value is moved into a new shared_ptr.
-  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>> && !std::is_lvalue_reference_v<M>>>
+  template <class M,
+            class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>> && !std::is_lvalue_reference_v<M>>>
   std::shared_ptr<std::decay_t<M>> register_module(std::string name, M&& module) {
     return register_module(std::move(name), std::make_shared<std::decay_t<M>>(std::move(module)));
   }
@@ -405,10 +406,10 @@ class ModuleBase : public Base {
 // ---------------------------------------------------------------- printing helpers
 // Python's spelling of values in extra_repr, so that C++ and Python print modules alike.
 namespace detail {
-std::string py_float(double v);             // 0.1, 1e-05, 1.0 (Python's repr of a float)
-std::string py_bool(bool v);                // True, False
-std::string py_tuple(IntArrayRef v);        // (3,), (3, 3)
-std::string py_int_or_tuple(IntArrayRef v); // 3 for one value, else a tuple
+std::string py_float(double v);              // 0.1, 1e-05, 1.0 (Python's repr of a float)
+std::string py_bool(bool v);                 // True, False
+std::string py_tuple(IntArrayRef v);         // (3,), (3, 3)
+std::string py_int_or_tuple(IntArrayRef v);  // 3 for one value, else a tuple
 // A tuple of n values from one value (repeated) or n values; `what` names the argument in
 // the ValueError.
 std::vector<int64_t> expand_param(const std::string& layer, const char* what, IntArrayRef v, size_t n);
