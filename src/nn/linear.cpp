@@ -135,7 +135,9 @@ std::string Unflatten::extra_repr() const {
 
 // ---------------------------------------------------------------- Embedding
 
-Embedding::Embedding(const EmbeddingOptions& o) : options(o) {
+Embedding::Embedding(const EmbeddingOptions& o) : Embedding(o, Tensor()) {}
+
+Embedding::Embedding(const EmbeddingOptions& o, const Tensor& w) : options(o) {
   EMBER_CHECK(o.num_embeddings >= 0 && o.embedding_dim >= 0, ValueError,
               "Embedding: num_embeddings and embedding_dim must be non-negative, got ", o.num_embeddings, " and ",
               o.embedding_dim);
@@ -144,8 +146,15 @@ Embedding::Embedding(const EmbeddingOptions& o) : options(o) {
                 " must be within num_embeddings (", o.num_embeddings, ")");
     if (*p < 0) *p += o.num_embeddings;
   }
-  weight = register_parameter("weight", empty({o.num_embeddings, o.embedding_dim}, o.options));
-  reset_parameters();
+  if (w.defined()) {
+    EMBER_CHECK(w.sizes() == IntArrayRef({o.num_embeddings, o.embedding_dim}), ValueError,
+                "Embedding: shape of weight does not match num_embeddings and embedding_dim: expected [",
+                o.num_embeddings, ", ", o.embedding_dim, "], got ", w.sizes());
+    weight = register_parameter("weight", w.detach());
+  } else {
+    weight = register_parameter("weight", empty({o.num_embeddings, o.embedding_dim}, o.options));
+    reset_parameters();
+  }
 }
 
 void Embedding::reset_parameters() {
@@ -160,14 +169,10 @@ std::shared_ptr<Embedding> Embedding::from_pretrained(const Tensor& embeddings, 
                                                       std::optional<int64_t> padding_idx) {
   EMBER_CHECK(embeddings.dim() == 2, ValueError, "Embedding.from_pretrained: expected a 2-D tensor, got shape ",
               embeddings.sizes());
-  auto e = std::make_shared<Embedding>(EmbeddingOptions{.num_embeddings = embeddings.size(0),
-                                                        .embedding_dim = embeddings.size(1),
-                                                        .padding_idx = padding_idx,
-                                                        .options = TensorOptions(embeddings.dtype())});
-  {
-    autograd::NoGradGuard no_grad;
-    e->weight.copy_(embeddings);
-  }
+  auto e = std::make_shared<Embedding>(
+      EmbeddingOptions{
+          .num_embeddings = embeddings.size(0), .embedding_dim = embeddings.size(1), .padding_idx = padding_idx},
+      embeddings);
   autograd::set_requires_grad(e->weight, !freeze);
   return e;
 }

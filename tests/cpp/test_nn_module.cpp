@@ -7,6 +7,7 @@
 
 #include "ember/autograd.h"
 #include "ember/nn.h"
+#include "ember/random.h"
 #include "test_util.h"
 
 namespace ember::nn_module_test {
@@ -508,7 +509,11 @@ TEST(NnModuleLayers, LinearBilinearEmbeddingAndShapes) {
   EXPECT_EQ(max(abs(emb->weight.select(0, 9))).item<double>(), 0.0);
   Tensor idx = tensor<int64_t>({1, 9, 3, 1}).view({2, 2});
   expect_same_as_functional(*emb, (*emb)(idx), embedding(emb->weight, idx, 9));
-  auto pre = nn::Embedding::from_pretrained(eye(3, std::nullopt, kDouble));
+  Tensor table = eye(3, std::nullopt, kDouble);
+  const uint64_t offset = default_generator().offset();
+  auto pre = nn::Embedding::from_pretrained(table);
+  EXPECT_EQ(default_generator().offset(), offset);  // nothing drawn
+  EXPECT_TRUE(pre->weight.is_alias_of(table));       // shared, as PyTorch's Parameter(embeddings)
   EXPECT_FALSE(ag::requires_grad(pre->weight));
   EXPECT_EQ(as_double((*pre)(tensor<int64_t>({2}))), (std::vector<double>{0, 0, 1}));
 

@@ -99,9 +99,13 @@ struct EmbeddingOptions {
 class Embedding : public ModuleBase<Embedding> {
  public:
   explicit Embedding(const EmbeddingOptions& o);
+  // With the given weight ([num_embeddings, embedding_dim], shared, not initialized), as
+  // PyTorch's _weight.
+  Embedding(const EmbeddingOptions& o, const Tensor& weight);
   Embedding(int64_t num_embeddings, int64_t embedding_dim)
       : Embedding(EmbeddingOptions{.num_embeddings = num_embeddings, .embedding_dim = embedding_dim}) {}
-  // An embedding holding `embeddings` (2-D); freeze: its weight does not require grad.
+  // An embedding whose weight shares `embeddings`' memory (2-D); freeze: its weight does not
+  // require grad.
   static std::shared_ptr<Embedding> from_pretrained(const Tensor& embeddings, bool freeze = true,
                                                     std::optional<int64_t> padding_idx = std::nullopt);
 
