@@ -1,0 +1,12 @@
+// The C++ module API (torch::nn's counterpart): ember::nn::Module and its containers, the
+// layers, ember::nn::init and the gradient utilities. See docs/ARCHITECTURE.md, "C++ modules".
+#pragma once
+
+#include "ember/nn/module.h"
+#include "ember/nn/container.h"
+#include "ember/nn/init.h"
+#include "ember/nn/linear.h"
+#include "ember/nn/conv.h"
+#include "ember/nn/norm.h"
+#include "ember/nn/activation.h"
+#include "ember/nn/loss.h"

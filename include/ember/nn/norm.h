@@ -1,0 +1,102 @@
+// Normalization layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm (torch.nn.modules.batchnorm,
+// normalization). Affine weights start at 1, biases at 0.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+
+struct BatchNormOptions {
+  int64_t num_features = 0;
+  double eps = 1e-5;
+  // Weight of the batch statistics in the running ones; nullopt: a cumulative average.
+  std::optional<double> momentum = 0.1;
+  bool affine = true;
+  bool track_running_stats = true;
+  TensorOptions options = {};
+};
+
+// Batch norm over channel dim 1. Training: normalizes with the batch's statistics and (with
+// track_running_stats) updates running_mean, running_var and num_batches_tracked; evaluation:
+// uses the running statistics (the batch's when they are not tracked).
+class BatchNormNd : public Module {
+ public:
+  BatchNormNd(int64_t dims, BatchNormOptions o);
+  void reset_running_stats();
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  BatchNormOptions options;
+  Tensor weight, bias;                                     // [C] with affine
+  Tensor running_mean, running_var, num_batches_tracked;  // buffers with track_running_stats
+
+ protected:
+  Tensor normalize(const Tensor& input);
+
+ private:
+  int64_t dims_;  // the input dims accepted: 2 or 3 (BatchNorm1d), 4, 5
+};
+
+#define EMBER_NN_BATCH_NORM(Name, dims)                                                           \
+  class Name : public ModuleBase<Name, BatchNormNd> {                                             \
+   public:                                                                                        \
+    explicit Name(BatchNormOptions o) : ModuleBase(dims, std::move(o)) {}                         \
+    explicit Name(int64_t num_features) : Name(BatchNormOptions{.num_features = num_features}) {} \
+    Tensor forward(const Tensor& input) { return normalize(input); }                              \
+  };
+EMBER_NN_BATCH_NORM(BatchNorm1d, 1)  // (N, C) or (N, C, L)
+EMBER_NN_BATCH_NORM(BatchNorm2d, 2)  // (N, C, H, W)
+EMBER_NN_BATCH_NORM(BatchNorm3d, 3)  // (N, C, D, H, W)
+#undef EMBER_NN_BATCH_NORM
+
+struct LayerNormOptions {
+  std::vector<int64_t> normalized_shape = {};
+  double eps = 1e-5;
+  bool elementwise_affine = true;
+  TensorOptions options = {};
+};
+
+// Normalizes over the last len(normalized_shape) dims, then an elementwise affine map.
+class LayerNorm : public ModuleBase<LayerNorm> {
+ public:
+  explicit LayerNorm(LayerNormOptions o);
+  explicit LayerNorm(std::vector<int64_t> normalized_shape)
+      : LayerNorm(LayerNormOptions{.normalized_shape = std::move(normalized_shape)}) {}
+  // input: [*, *normalized_shape].
+  Tensor forward(const Tensor& input);
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  LayerNormOptions options;
+  Tensor weight, bias;  // normalized_shape, with elementwise_affine
+};
+
+struct GroupNormOptions {
+  int64_t num_groups = 0;
+  int64_t num_channels = 0;
+  double eps = 1e-5;
+  bool affine = true;
+  TensorOptions options = {};
+};
+
+// Normalizes each group of num_channels / num_groups channels, then a per-channel affine map.
+class GroupNorm : public ModuleBase<GroupNorm> {
+ public:
+  explicit GroupNorm(GroupNormOptions o);
+  GroupNorm(int64_t num_groups, int64_t num_channels)
+      : GroupNorm(GroupNormOptions{.num_groups = num_groups, .num_channels = num_channels}) {}
+  // input: (N, C, *).
+  Tensor forward(const Tensor& input);
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  GroupNormOptions options;
+  Tensor weight, bias;  // [C], with affine
+};
+
+}  // namespace ember::nn
