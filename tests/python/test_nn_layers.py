@@ -215,3 +215,44 @@ def test_conv_layer_errors():
         nn.Conv2d(3, 4, 3, stride=2, padding="same")
     with pytest.raises(RuntimeError):
         nn.Conv2d(3, 4, 3)(ember.zeros(1, 2, 5, 5))  # wrong channel count
+
+
+class _UserNet(nn.Module):
+    """A user-defined module: its own errors are left as they are."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(2, 1))
+
+    def forward(self, x):
+        if x.dim() != 2:
+            raise ValueError("my net wants matrices")
+        return self.inner(x)
+
+
+@pytest.mark.parametrize("build,shape,prefix", [
+    (lambda m: m.Linear(4, 3), (2, 5), "Linear(in_features=4, out_features=3, bias=True): "),
+    (lambda m: m.Conv2d(3, 8, 3), (1, 5, 8, 8), "Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1)): "),
+    (lambda m: m.LayerNorm(6), (2, 5), "LayerNorm((6,), eps=1e-05, elementwise_affine=True): "),
+    (lambda m: m.GroupNorm(2, 4), (2, 6, 3), "GroupNorm(2, 4, eps=1e-05, affine=True): "),
+    (lambda m: m.LSTM(5, 4), (6, 3, 7), "LSTM(5, 4): "),
+    (lambda m: m.Sequential(m.Linear(4, 3), m.ReLU(), m.Linear(2, 1)), (2, 4),
+     "Linear(in_features=2, out_features=1, bias=True): "),
+], ids=["linear", "conv", "layer_norm", "group_norm", "lstm", "nested"])
+def test_layer_errors_name_the_layer(build, shape, prefix):
+    """A shape error inside a layer is torch's error (type and text, which give the expected
+    and the actual shape) prefixed by the innermost layer with its configuration."""
+    with pytest.raises(Exception) as t_info:
+        build(torch.nn)(torch.randn(*shape))
+    with pytest.raises(Exception) as e_info:
+        build(nn)(ember.randn(*shape))
+    assert type(e_info.value) is type(t_info.value)
+    assert str(e_info.value) == prefix + str(t_info.value)
+
+
+def test_layer_errors_leave_user_messages_alone():
+    net = _UserNet()
+    with pytest.raises(ValueError, match="^my net wants matrices$"):
+        net(ember.randn(3))
+    with pytest.raises(RuntimeError, match=r"^Linear\(in_features=2, out_features=1, bias=True\): "):
+        net(ember.randn(2, 4))

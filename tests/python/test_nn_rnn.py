@@ -1,5 +1,6 @@
 """Recurrent layers against torch.nn in float64: outputs, final states, input gradients
 and every parameter gradient."""
+import re
 import warnings
 
 import numpy as np
@@ -245,14 +246,52 @@ def test_errors(case):
             return lambda: m.GRU(10, 20, dropout=1.5)
         return lambda: m.GRUCell(10, 20).double()(x(2, 3, 10))
     me, mt = _message(build(ember)), _message(build(torch))
-    assert mt is not None and me == mt
+    assert mt is not None and me[0] == mt[0]
+    # Errors raised in forward carry the layer's name first (ember.nn names the failing layer).
+    assert me[1] == mt[1] or re.fullmatch(r"(RNN|LSTM|GRU|GRUCell)\(.*\): " + re.escape(mt[1]), me[1]), (me, mt)
 
 
 def test_dropout_warning_and_proj_size():
     for lib in (ember, torch):
         with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
             lib.nn.LSTM(3, 4, dropout=0.2)
-    with pytest.raises(NotImplementedError):
-        nn.LSTM(3, 4, proj_size=2)
     with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
         nn.LSTM(3, 4, proj_size=4)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+@pytest.mark.parametrize("with_state", [False, True])
+def test_lstm_proj_size(cfg, with_state):
+    """LSTM with projections: h has proj_size features, c keeps hidden_size."""
+    e, t = _pair("LSTM", 5, 4, proj_size=3, **cfg)
+    assert repr(e) == repr(t)
+    T, B = 6, 3
+    shape = (B, T, 5) if cfg.get("batch_first") else (T, B, 5)
+    xe, xt = _both(_rng(1).standard_normal(shape))
+    leaves = [(xe, xt)]
+    if with_state:
+        L = cfg["num_layers"] * (2 if cfg.get("bidirectional") else 1)
+        g = _rng(2)
+        (he, ht), (ce, ct) = _both(g.standard_normal((L, B, 3))), _both(g.standard_normal((L, B, 4)))
+        oe, ot = e(xe, (he, ce)), t(xt, (ht, ct))
+        leaves += [(he, ht), (ce, ct)]
+    else:
+        oe, ot = e(xe), t(xt)
+    _backward_compare(e, t, oe, ot, leaves)
+
+
+def test_lstm_proj_size_packed_and_errors():
+    e, t = _pair("LSTM", 5, 4, proj_size=2, num_layers=2, bidirectional=True)
+    g = _rng(7)
+    seqs = [g.standard_normal((n, 5)) for n in (5, 3, 2)]
+    pe = eru.pack_sequence([ember.from_numpy(s.copy()) for s in seqs])
+    pt = torch.nn.utils.rnn.pack_sequence([torch.from_numpy(s.copy()) for s in seqs])
+    _backward_compare(e, t, e(pe), t(pt), [])
+    # A hidden state of hidden_size (not proj_size) features is refused, as in torch.
+    bad = (np.zeros((4, 3, 4)), np.zeros((4, 3, 4)))
+    msgs = []
+    for lib, mod in ((ember, e), (torch, t)):
+        with pytest.raises(RuntimeError) as info:
+            mod(lib.from_numpy(np.zeros((6, 3, 5))), tuple(lib.from_numpy(a) for a in bad))
+        msgs.append(str(info.value))
+    assert msgs[0] == "LSTM(5, 4, proj_size=2, num_layers=2, bidirectional=True): " + msgs[1]

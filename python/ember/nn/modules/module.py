@@ -32,6 +32,20 @@ def _typename(obj):
     return name if module in ("builtins", "__builtin__", "") else module + "." + name
 
 
+def _name_layer(module, error):
+    """Prefixes an error raised inside one of Ember's own layers with that layer, e.g.
+    'Linear(in_features=4, out_features=3, bias=True): mat1 and mat2 shapes cannot be
+    multiplied (2x5 and 4x3)'. Only the innermost module decides, and a user-defined one
+    adds nothing: its messages are its own to write."""
+    if getattr(error, "_ember_layer", False):
+        return
+    error._ember_layer = True
+    layer = type(module) is not Module and type(module).__module__.startswith("ember.nn.")
+    if layer and not isinstance(error, NotImplementedError) and error.args and isinstance(error.args[0], str):
+        line = repr(module).split("\n", 1)[0]
+        error.args = (f"{line.rstrip('(')}: {error.args[0]}",) + error.args[1:]
+
+
 class RemovableHandle:
     """What the register_*_hook methods return (torch.utils.hooks.RemovableHandle)."""
 
@@ -467,9 +481,16 @@ class Module:
         return handle
 
     def _call_impl(self, *input, **kwargs):
-        if not (self._backward_hooks or self._forward_hooks or self._forward_pre_hooks
-                or _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
-            return self.forward(*input, **kwargs)
+        try:
+            if not (self._backward_hooks or self._forward_hooks or self._forward_pre_hooks
+                    or _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
+                return self.forward(*input, **kwargs)
+            return self._call_with_hooks(input, kwargs)
+        except (RuntimeError, ValueError, TypeError, IndexError, AssertionError) as e:
+            _name_layer(self, e)
+            raise
+
+    def _call_with_hooks(self, input, kwargs):
         for hook in (*_global_forward_pre_hooks.values(), *self._forward_pre_hooks.values()):
             result = hook(self, input)
             if result is not None:

@@ -43,14 +43,16 @@ class _Recurrence(Function):
     """One direction of one layer over precomputed input projections xw (N, G*H).
 
     mode: 'LSTM', 'GRU', 'RNN_TANH' or 'RNN_RELU'. LSTM and RNN have both biases folded
-    into xw (b_hh is None); GRU keeps b_hh here since r multiplies h W_hn^T + b_hn.
-    Returns (output (N, H), h_n, c_n) with c_n only for LSTM."""
+    into xw (b_hh is None); GRU keeps b_hh here since r multiplies h W_hn^T + b_hn. An LSTM
+    with projections (w_hr of shape (P, H)) carries h = (o * tanh(c)) W_hr^T of size P.
+    Returns (output (N, H or P), h_n, c_n) with c_n only for LSTM."""
 
     @staticmethod
-    def forward(ctx, mode, batch_sizes, reverse, xw, h0, c0, w_hh, b_hh):
+    def forward(ctx, mode, batch_sizes, reverse, xw, h0, c0, w_hh, b_hh, w_hr=None):
         steps = _steps(batch_sizes, reverse)
-        H = h0.size(1)
-        whh_t = w_hh.t().contiguous()  # row-major (H, G*H): the faster matmul layout
+        H = w_hh.size(0) // _GATES[mode]
+        whh_t = w_hh.t().contiguous()  # row-major (H or P, G*H): the faster matmul layout
+        whr_t = w_hr.t().contiguous() if w_hr is not None else None
         lstm = mode == "LSTM"
         h, c = h0, c0
         hn = _C.empty_like(h0)
@@ -78,7 +80,10 @@ class _Recurrence(Function):
                 c = _C.addcmul(s[:, H:2 * H] * c, s[:, :H], t)
                 tc = _C.tanh(c)
                 h = s[:, 3 * H:] * tc
-                saved.append((h_prev, s, t, c_prev, tc))
+                m = None
+                if whr_t is not None:
+                    m, h = h, _C.mm(h, whr_t)
+                saved.append((h_prev, s, t, c_prev, tc, m))
             elif mode == "GRU":
                 gh = _C.mm(h, whh_t) if b_hh is None else _C.addmm(b_hh, h, whh_t)
                 rz = _C.sigmoid(x[:, :2 * H] + gh[:, :2 * H])
@@ -101,14 +106,14 @@ class _Recurrence(Function):
         ctx.saved = saved
         ctx.has_b_hh = b_hh is not None
         ctx.reverse = reverse
-        ctx.save_for_backward(w_hh)
-        out = _C.cat(outs) if outs else xw.new_zeros((0, H))
+        ctx.save_for_backward(w_hh, w_hr)
+        out = _C.cat(outs) if outs else xw.new_zeros((0, h0.size(1)))
         return (out, hn, cn) if lstm else (out, hn)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dout, dhn, dcn=None):
-        (w_hh,) = ctx.saved_tensors
+        w_hh, w_hr = ctx.saved_tensors
         mode, steps, H, saved = ctx.mode, ctx.steps, ctx.H, ctx.saved
         lstm = mode == "LSTM"
         dh0 = _C.empty_like(dhn)
@@ -117,7 +122,7 @@ class _Recurrence(Function):
         dh, dc = dhn[:steps[-1][1]] if steps else dhn, None
         if lstm:
             dc = dcn[:dh.size(0)]
-        dgs, dxs, hprevs = [], [], []
+        dgs, dxs, hprevs, dhs, ms = [], [], [], [], []
         for (off, bs), sv in zip(reversed(steps), reversed(saved)):
             cur = dh.size(0)
             if bs > cur:  # sequences whose last step (in run order) is here
@@ -132,8 +137,12 @@ class _Recurrence(Function):
                     dc = dc[:bs]
             dh = dh + dout[off:off + bs]
             if lstm:
-                h_prev, s, t, c_prev, tc = sv
+                h_prev, s, t, c_prev, tc, m = sv
                 i, f, o = s[:, :H], s[:, H:2 * H], s[:, 3 * H:]
+                if w_hr is not None:  # through the projection: dm = dh W_hr
+                    dhs.append(dh)
+                    ms.append(m)
+                    dh = _C.mm(dh, w_hr)
                 dc = dc + dh * o * (1 - tc * tc)
                 ds = _C.cat([dc * t, dc * c_prev, dh * tc], 1)  # d i, d f, d o
                 sio = _C.cat([i, f, o], 1)
@@ -167,8 +176,9 @@ class _Recurrence(Function):
         dg_all, hp_all = _C.cat(dgs), _C.cat(hprevs)
         dw_hh = _C.mm(dg_all.t(), hp_all)
         db_hh = dg_all.sum(0) if ctx.has_b_hh else None
+        dw_hr = _C.mm(_C.cat(dhs).t(), _C.cat(ms)) if w_hr is not None else None
         ctx.saved = None
-        return None, None, None, dxw, dh0, dc0, dw_hh, db_hh
+        return None, None, None, dxw, dh0, dc0, dw_hh, db_hh, dw_hr
 
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -204,21 +214,23 @@ class RNNBase(Module):
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
-        if proj_size > 0:
-            raise NotImplementedError("LSTM with proj_size > 0 is not supported yet")
         if mode not in _GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
         gate_size = _GATES[mode] * hidden_size
         num_directions = 2 if bidirectional else 1
+        real_hidden_size = proj_size if proj_size > 0 else hidden_size
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input_size = input_size if layer == 0 else hidden_size * num_directions
+                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih", (gate_size, layer_input_size)), ("weight_hh", (gate_size, hidden_size))]
+                shapes = [("weight_ih", (gate_size, layer_input_size)),
+                          ("weight_hh", (gate_size, real_hidden_size))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 names = []
                 for base, shape in shapes:
                     name = f"{base}_l{layer}{suffix}"
@@ -258,7 +270,12 @@ class RNNBase(Module):
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
-        return (self.num_layers * num_directions, mini_batch, self.hidden_size)
+        size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return (self.num_layers * num_directions, mini_batch, size)
+
+    def get_expected_cell_size(self, input, batch_sizes):
+        expected = self.get_expected_hidden_size(input, batch_sizes)
+        return expected[:2] + (self.hidden_size,)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
         if tuple(hx.size()) != expected_hidden_size:
@@ -303,6 +320,7 @@ class RNNBase(Module):
                 idx = layer * D + d
                 names = self._all_weights[idx]
                 w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
+                w_hr = getattr(self, names[-1]) if self.proj_size > 0 else None
                 b_hh = None
                 if self.bias:
                     b_ih, b_hh = getattr(self, names[2]), getattr(self, names[3])
@@ -312,7 +330,7 @@ class RNNBase(Module):
                 else:
                     xw = _C.mm(x, w_ih.t())
                 res = _Recurrence.apply(self.mode, batch_sizes, d == 1, xw, h0[idx],
-                                        c0[idx] if lstm else None, w_hh, b_hh)
+                                        c0[idx] if lstm else None, w_hh, b_hh, w_hr)
                 outs.append(res[0])
                 hns.append(res[1])
                 if lstm:
@@ -338,9 +356,10 @@ class RNNBase(Module):
                 input = input.unsqueeze(batch_dim)
             max_batch_size = input.size(0) if self.batch_first else input.size(1)
         if hx is None:
-            zeros = _C.zeros((self.num_layers * D, max_batch_size, self.hidden_size), dtype=input.dtype,
-                             device=input.device)
-            hx = (zeros, zeros) if lstm else zeros
+            def zeros(size):
+                return _C.zeros((self.num_layers * D, max_batch_size, size), dtype=input.dtype, device=input.device)
+            h_zeros = zeros(self.proj_size if self.proj_size > 0 else self.hidden_size)
+            hx = (h_zeros, zeros(self.hidden_size)) if lstm else h_zeros
         else:
             if batch_sizes_t is None:
                 if lstm:
@@ -365,9 +384,10 @@ class RNNBase(Module):
                 hx = self.permute_hidden(hx, sorted_indices)
         if lstm:
             self.check_input(input, batch_sizes_t)
-            expected = self.get_expected_hidden_size(input, batch_sizes_t)
-            self.check_hidden_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
-            self.check_hidden_size(hx[1], expected, "Expected hidden[1] size {}, got {}")
+            self.check_hidden_size(hx[0], self.get_expected_hidden_size(input, batch_sizes_t),
+                                   "Expected hidden[0] size {}, got {}")
+            self.check_hidden_size(hx[1], self.get_expected_cell_size(input, batch_sizes_t),
+                                   "Expected hidden[1] size {}, got {}")
         else:
             self.check_forward_args(input, hx, batch_sizes_t)
         h0, c0 = hx if lstm else (hx, None)
