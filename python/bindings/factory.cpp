@@ -241,7 +241,9 @@ PyObject* f_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   PyObject* cls = a[0];
   EMBER_CHECK(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), tensor_type), TypeError,
               "_make_subclass(): cls must be a subclass of ember.Tensor");
-  return wrap_as(reinterpret_cast<PyTypeObject*>(cls), a.tensor(1).detach());
+  Tensor t = a.tensor(1).detach();
+  if (a.bool_or(2, false)) autograd::set_requires_grad(t, true);
+  return wrap_as(reinterpret_cast<PyTypeObject*>(cls), t);
   EMBER_PY_END(nullptr)
 }
 

@@ -8,6 +8,7 @@
 
 #include <structmember.h>
 #include "core/dtype_dispatch.h"
+#include "ember/tensor_data.h"
 
 namespace ember::py {
 
@@ -433,7 +434,8 @@ PyObject* get_data(PyObject* self, void*) {
 int set_data(PyObject* self, PyObject* value, void*) {
   EMBER_PY_BEGIN
   EMBER_CHECK(value && is_tensor(value), TypeError, "Tensor.data must be set to a Tensor");
-  unwrap(self) = unwrap(value).detach();
+  // In place, as torch: the tensor keeps requires_grad, .grad and every reference to it.
+  set_data(unwrap(self), unwrap(value));
   return 0;
   EMBER_PY_END(-1)
 }

@@ -4,6 +4,7 @@
 
 #include "ember/autograd.h"
 #include "ember/error.h"
+#include "ember/tensor_data.h"
 
 namespace ember {
 
@@ -101,6 +102,20 @@ void TensorImpl::refresh() {
     if (strides_[i] != expected) { is_contiguous_ = false; return; }
     expected *= sizes_[i];
   }
+}
+
+}  // namespace ember
+
+namespace ember {
+
+void set_data(const Tensor& self, const Tensor& src) {
+  if (self.is_same(src)) return;
+  TensorImpl* impl = self.impl();
+  impl->set_storage(src.storage());
+  impl->set_dtype(src.dtype());
+  impl->set_sizes_and_strides(src.sizes(), src.strides(), src.storage_offset());
+  impl->remove_keys(DispatchKeySet::all_backends());
+  impl->add_keys(src.key_set() & DispatchKeySet::all_backends());
 }
 
 }  // namespace ember

@@ -14,6 +14,7 @@
 
 #include "ember/autograd.h"
 #include "ember/ops.h"
+#include "ember/tensor_data.h"
 #include "nn/check.h"
 
 namespace ember::nn {
@@ -21,20 +22,6 @@ namespace ember::nn {
 namespace {
 
 using autograd::NoGradGuard;
-
-// Module::to keeps each parameter's identity (the layer's member, the registry and any list
-// a caller made hold the same handle), as torch's Tensor::set_data: the TensorImpl takes
-// over the converted tensor's storage, dtype, geometry and backend key, and keeps its
-// autograd state (requires_grad, grad, hooks).
-void set_data(const Tensor& self, const Tensor& src) {
-  if (self.is_same(src)) return;
-  TensorImpl* impl = self.impl();
-  impl->set_storage(src.storage());
-  impl->set_dtype(src.dtype());
-  impl->set_sizes_and_strides(src.sizes(), src.strides(), src.storage_offset());
-  impl->remove_keys(DispatchKeySet::all_backends());
-  impl->add_keys(src.key_set() & DispatchKeySet::all_backends());
-}
 
 std::string join_name(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;

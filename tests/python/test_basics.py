@@ -174,6 +174,27 @@ def test_subclass():
     assert type(p + 1) is ember.Tensor
     q = Param(3)
     assert isinstance(q, Param) and q.shape == (3,) and q.dtype is ember.float32
+    for lib in (ember, torch):
+        r = lib.Tensor._make_subclass(lib.Tensor, lib.ones(2), True)
+        assert r.requires_grad and r.is_leaf and r.grad_fn is None
+
+
+def test_data_setter_keeps_autograd_state():
+    """`x.data = y` swaps the data in place, as torch: requires_grad, .grad and every
+    reference to x stay; shape and dtype follow y."""
+    for lib in (ember, torch):
+        x = lib.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+        alias = x
+        x.data = lib.arange(4, dtype=lib.float64)
+        assert alias is x and x.requires_grad and x.is_leaf
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+        assert x.dtype is lib.float64 and tuple(x.shape) == (4,) and x.tolist() == [0.0, 1.0, 2.0, 3.0]
+        x.grad = None  # a fresh graph through the new data
+        (x * x).sum().backward()
+        assert x.grad.tolist() == [0.0, 2.0, 4.0, 6.0]
+        with pytest.raises(TypeError):
+            x.data = [1.0]
 
 
 def test_legacy_constructor():
