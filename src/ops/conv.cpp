@@ -27,6 +27,7 @@
 #include "ember/dispatch.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_conv.h"
+#include "ops/layout.h"
 
 namespace ember::conv_detail {
 namespace {
@@ -161,14 +162,7 @@ DimVector channels_last_strides(IntArrayRef s) {
 }
 
 // PyTorch 1.13 keeps the channels-last layout for 2-D convolutions only.
-bool is_channels_last(const Tensor& t) {
-  if (t.dim() != 4) return false;
-  if (t.is_contiguous() || t.size(1) == 1) return false;
-  DimVector st = channels_last_strides(t.sizes());
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.size(d) != 1 && t.stride(d) != st[d]) return false;
-  return true;
-}
+bool is_channels_last(const Tensor& t) { return t.dim() == 4 && layout::is_channels_last(t); }
 
 Tensor empty_layout(IntArrayRef sizes, ScalarType dt, Device dev, bool channels_last) {
   TensorOptions o = TensorOptions(dt).device(dev);

@@ -16,6 +16,7 @@
 #include "ember/dispatch.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_conv.h"
+#include "ops/layout.h"
 
 namespace ember::pool_detail {
 namespace {
@@ -320,16 +321,7 @@ DimVector out_shape(const Tensor& self, const Geom& g, int64_t sd) {
 
 // Channels-last 4-D input (PyTorch 1.13 keeps that layout for 2-D pooling's result; its 3-D
 // pooling returns contiguous results even for channels-last-3d input).
-bool channels_last(const Tensor& t) {
-  if (t.dim() != 4 || t.is_contiguous() || t.size(1) == 1) return false;
-  int64_t acc = t.size(1);
-  if (t.stride(1) != 1) return false;
-  for (int64_t d = t.dim() - 1; d >= 2; --d) {
-    if (t.size(d) != 1 && t.stride(d) != acc) return false;
-    acc *= t.size(d);
-  }
-  return true;
-}
+bool channels_last(const Tensor& t) { return t.dim() == 4 && layout::is_channels_last(t); }
 
 // Result storage in self's layout family (contiguous, or channels-last for channels-last input).
 Tensor alloc_like(const Tensor& self, IntArrayRef shape, ScalarType dt) {

@@ -18,6 +18,7 @@
 #include "ember/dispatch.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_sample.h"
+#include "ops/layout.h"
 
 namespace ember::upsample_detail {
 namespace {
@@ -245,16 +246,7 @@ std::vector<Axis<W>> make_axes(int64_t mode, IntArrayRef in, IntArrayRef out, bo
 }
 
 // Channels-last 4-D/5-D tensors (PyTorch keeps that layout for most modes' results).
-bool channels_last(const Tensor& t) {
-  if ((t.dim() != 4 && t.dim() != 5) || t.is_contiguous() || t.size(1) == 1) return false;
-  int64_t acc = t.size(1);
-  if (t.stride(1) != 1) return false;
-  for (int64_t d = t.dim() - 1; d >= 2; --d) {
-    if (t.size(d) != 1 && t.stride(d) != acc) return false;
-    acc *= t.size(d);
-  }
-  return true;
-}
+bool channels_last(const Tensor& t) { return layout::is_channels_last(t); }
 
 // Whether PyTorch's is_contiguous(channels_last) holds for a 4-D/5-D tensor (size-1 dims may
 // have any stride, so a contiguous tensor with one channel counts too).

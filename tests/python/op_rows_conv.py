@@ -1,6 +1,6 @@
 """Op-table rows of convolution, pooling, padding and fold/unfold (src/ops/conv.cpp, pool.cpp,
 pad_fold.cpp; python/ember/nn/_functional_conv.py)."""
-from op_testing import ErrorSample, OpInfo, Sample, T
+from op_testing import channels_last as _channels_last, with_strides as _with_strides, ErrorSample, OpInfo, Sample, T
 
 # PyTorch 1.13 convolves every dtype but bool and float16 on the CPU.
 CONV_DTYPES = ("uint8", "int8", "int16", "int32", "int64", "bfloat16", "float32", "float64", "complex64",
@@ -14,23 +14,6 @@ R = dict(low=-2, high=2)
 
 def _f(name):
     return lambda lib, *a, **k: getattr(lib.nn.functional, name)(*a, **k)
-
-
-def _channels_last(lib, x):
-    """x in channels-last memory order (NHWC / NDHWC strides), same values."""
-    perm = (0, *range(2, x.dim()), 1)
-    inv = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return x.permute(*perm).contiguous().permute(*inv)
-
-
-def _with_strides(fn):
-    """The result and its strides (layouts must match PyTorch's too)."""
-    def run(lib, *a, **k):
-        y = fn(lib, *a, **k)
-        return y, lib.tensor(list(y.stride()), dtype=lib.int64)
-    return run
 
 
 def _conv_samples(sd):

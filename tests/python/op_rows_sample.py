@@ -3,7 +3,7 @@ grid_sampler (F.grid_sample) and its backward ops, affine_grid_generator (F.affi
 (src/ops/upsample.cpp, grid_sample.cpp; python/ember/nn/_functional_sample.py)."""
 import warnings
 
-from op_testing import ErrorSample, OpInfo, Sample, T
+from op_testing import channels_last as _channels_last, with_strides as _with_strides, ErrorSample, OpInfo, Sample, T
 
 # PyTorch 1.13's CPU dtypes: bfloat16 everywhere but nearest-exact, uint8 for the nearest modes.
 NEAREST_DTYPES = ("uint8", "bfloat16", "float32", "float64")
@@ -48,21 +48,6 @@ def _half_via_float(fn, half):
         if g.dtype == lib.bfloat16 or (half and g.dtype == lib.float16):
             return fn(lib, g.float(), *a, **k).to(g.dtype)
         return fn(lib, g, *a, **k)
-    return run
-
-
-def _channels_last(lib, x):
-    perm = (0, *range(2, x.dim()), 1)
-    inv = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return x.permute(*perm).contiguous().permute(*inv)
-
-
-def _with_strides(fn):
-    def run(lib, *a, **k):
-        y = fn(lib, *a, **k)
-        return y, lib.tensor(list(y.stride()), dtype=lib.int64)
     return run
 
 

@@ -161,3 +161,20 @@ def run_both(op: OpInfo, sample: Sample, dtype: str):
         except Exception as exc:  # noqa: BLE001 - compared below
             out[lib.__name__] = (None, exc)
     return out["ember"], out["torch"]
+
+
+def channels_last(lib, x):
+    """x in channels-last memory order (NHWC / NDHWC strides), same values."""
+    perm = (0, *range(2, x.dim()), 1)
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return x.permute(*perm).contiguous().permute(*inv)
+
+
+def with_strides(fn):
+    """fn's result and its strides (layouts must match PyTorch's too)."""
+    def run(lib, *a, **k):
+        y = fn(lib, *a, **k)
+        return y, lib.tensor(list(y.stride()), dtype=lib.int64)
+    return run
