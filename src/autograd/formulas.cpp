@@ -96,7 +96,7 @@ EMBER_REGISTER(autograd_formulas) {
     return Grads{mul(g[0], sgn(c.tensor(0)))};
   });
   define("relu", {}, true, [](const BackwardContext& c, const Grads& g) {
-    return Grads{where(gt(c.result(), 0), g[0], zeros_like(g[0]))};
+    return Grads{where(gt(c.result(), 0), g[0], Scalar(0))};  // a broadcast 0: no zero-filled tensor
   });
   define("where.self", {0}, false, [](const BackwardContext& c, const Grads& g) {
     Grads r(3);
