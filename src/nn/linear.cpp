@@ -180,12 +180,22 @@ std::shared_ptr<Embedding> Embedding::from_pretrained(const Tensor& embeddings, 
 Tensor Embedding::forward(const Tensor& indices) {
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, TypeError, name(),
               ": expected indices of dtype int64 or int32, got ", indices.dtype());
+  if (options.max_norm) {  // PyTorch's embedding_renorm_: not recorded by autograd
+    autograd::NoGradGuard no_grad;
+    const Tensor rows = indices.reshape({-1});  // a repeated row gets the same value twice
+    const Tensor picked = index_select(weight, 0, rows);
+    const Tensor norms = norm(picked, Scalar(options.norm_type), {1});
+    const Tensor scale = clamp_max(div(wrapped_scalar(Scalar(*options.max_norm)), add(norms, 1e-7)), 1.0);
+    index_copy_(weight, 0, rows, mul(picked, scale.unsqueeze(1)));
+  }
   return embedding(weight, indices, options.padding_idx.value_or(-1), options.scale_grad_by_freq);
 }
 
 std::string Embedding::extra_repr() const {
   std::string s = std::to_string(options.num_embeddings) + ", " + std::to_string(options.embedding_dim);
   if (options.padding_idx) s += ", padding_idx=" + std::to_string(*options.padding_idx);
+  if (options.max_norm) s += ", max_norm=" + detail::py_float(*options.max_norm);
+  if (options.norm_type != 2.0) s += ", norm_type=" + detail::py_float(options.norm_type);
   if (options.scale_grad_by_freq) s += ", scale_grad_by_freq=True";
   return s;
 }

@@ -509,6 +509,28 @@ TEST(NnModuleLayers, LinearBilinearEmbeddingAndShapes) {
   EXPECT_EQ(max(abs(emb->weight.select(0, 9))).item<double>(), 0.0);
   Tensor idx = tensor<int64_t>({1, 9, 3, 1}).view({2, 2});
   expect_same_as_functional(*emb, (*emb)(idx), embedding(emb->weight, idx, 9));
+  // max_norm: the rows looked up are scaled down in place to that norm; the others stay.
+  auto capped = std::make_shared<nn::Embedding>(
+      nn::EmbeddingOptions{.num_embeddings = 6, .embedding_dim = 4, .max_norm = 0.5, .options = kDouble});
+  EXPECT_EQ(capped->repr(), "Embedding(6, 4, max_norm=0.5)");
+  Tensor before = capped->weight.detach().clone();
+  Tensor looked_up = tensor<int64_t>({0, 2, 2});
+  Tensor out = (*capped)(looked_up);
+  Tensor row_norms = norm(capped->weight.detach(), Scalar(2.0), {1});
+  for (int64_t r = 0; r < 6; ++r) {
+    const double before_norm = norm(before.select(0, r)).item<double>();
+    if (r == 0 || r == 2) {
+      EXPECT_NEAR(row_norms.select(0, r).item<double>(), std::min(before_norm, 0.5), 1e-6);
+    } else {
+      EXPECT_EQ(max_abs_diff(capped->weight.detach().select(0, r), before.select(0, r)), 0.0);
+    }
+  }
+  EXPECT_EQ(max_abs_diff(out, index_select(capped->weight.detach(), 0, looked_up)), 0.0);
+  EXPECT_TRUE(ag::requires_grad(capped->weight) && ag::is_leaf(capped->weight));
+  EXPECT_EQ(nn::Embedding(nn::EmbeddingOptions{.num_embeddings = 2, .embedding_dim = 2, .max_norm = 1.0,
+                                               .norm_type = 1.0})
+                .repr(),
+            "Embedding(2, 2, max_norm=1.0, norm_type=1.0)");
   Tensor table = eye(3, std::nullopt, kDouble);
   const uint64_t offset = default_generator().offset();
   auto pre = nn::Embedding::from_pretrained(table);

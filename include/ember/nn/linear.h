@@ -90,6 +90,9 @@ struct EmbeddingOptions {
   int64_t num_embeddings = 0;
   int64_t embedding_dim = 0;
   std::optional<int64_t> padding_idx = std::nullopt;  // negative counts from the end
+  // Rows looked up are first scaled down in place to this norm_type-norm, as PyTorch's.
+  std::optional<double> max_norm = std::nullopt;
+  double norm_type = 2.0;
   bool scale_grad_by_freq = false;
   TensorOptions options = {};
 };
