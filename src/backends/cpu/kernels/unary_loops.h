@@ -33,8 +33,8 @@ constexpr bool is_vec_float_v = std::is_same_v<T, float> || std::is_same_v<T, do
 constexpr int64_t kStreamBytes = int64_t(1) << 30;
 constexpr int64_t kChunk = 256;  // elements gathered per strided or converted block
 
-inline bool stream_output(const ElementwiseIter& it) {
-  return it.numel() * static_cast<int64_t>(it.operand(0).element_size()) >= kStreamBytes;
+inline bool stream_output(const ElementwiseIter& it, int64_t threshold = kStreamBytes) {
+  return it.numel() * static_cast<int64_t>(it.operand(0).element_size()) >= threshold;
 }
 
 // When the output sits just above the input modulo 4 KiB, each store makes the CPU suspect
