@@ -284,8 +284,8 @@ Tensor backward_k(const Tensor& grad_output, IntArrayRef output_size, IntArrayRe
   const std::string name = std::string(op_name(Cubic)) + "_backward";
   EMBER_CHECK(grad_output.defined(), ValueError, name, "(): got an undefined tensor");
   const DimVector out_shape = common_check(input_size, output_size);
-  EMBER_CHECK(grad_output.dim() == 4, RuntimeError, "Expected grad_output to be a tensor of dimension 4 but got: dimension ",
-              grad_output.dim());
+  EMBER_CHECK(grad_output.dim() == 4, RuntimeError,
+              "Expected grad_output to be a tensor of dimension 4 but got: dimension ", grad_output.dim());
   for (int64_t i = 0; i < 4; ++i)
     EMBER_CHECK(grad_output.size(i) == out_shape[i], RuntimeError,
                 "Expected grad_output to have the same shape as output; output.size(", i, ") = ", out_shape[i],

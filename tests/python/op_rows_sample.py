@@ -273,6 +273,12 @@ ROWS += [
              AA_DTYPES, lambda d: [Sample([T((2, 3, 9, 11), **R)], {"scale_factor": 0.4}),
                                    Sample([T((1, 4, 6, 5), **R)], {"size": (9, 2)}, name="mixed")], tol=SAMPLE_TOL)
       for m in ("bilinear", "bicubic")],
+    # The backward ops keep a channels-last gradient's layout for bilinear, as PyTorch.
+    *[OpInfo(f"_upsample_{m}2d_aa_backward_channels_last",
+             _with_strides(lambda lib, g, *a, m=m: _aa_op(f"_upsample_{m}2d_aa_backward")(lib, _channels_last(lib, g),
+                                                                                          *a)),
+             AA_DTYPES, lambda d: [Sample([T((2, 3, 4, 3), **R), [4, 3], list(_AA_IN), False, None, None])],
+             tol=SAMPLE_TOL) for m in ("bilinear", "bicubic")],
 ]
 
 
