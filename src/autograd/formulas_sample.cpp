@@ -1,4 +1,4 @@
-// Derivatives of the resampling ops (src/ops/upsample.cpp, src/ops/grid_sample.cpp).
+// Derivatives of the resampling ops (src/ops/upsample.cpp, upsample_aa.cpp, grid_sample.cpp).
 //
 // _upsample and _upsample_backward are adjoint linear maps: each one's gradient is the other,
 // so interpolation differentiates to any order. grid_sampler_2d/3d take their gradients from
@@ -17,6 +17,8 @@ namespace {
 using namespace formula;
 using OptD = std::optional<double>;
 using UpSig = Tensor(const Tensor&, IntArrayRef, int64_t, bool, OptD, OptD, OptD);
+using AaFwdSig = Tensor(const Tensor&, IntArrayRef, bool, OptD, OptD);
+using AaBwdSig = Tensor(const Tensor&, IntArrayRef, IntArrayRef, bool, OptD, OptD);
 
 OptD opt_scale(const BackwardContext& c, size_t arg) {
   return c.is_none(arg) ? std::nullopt : OptD(c.scalar(arg).to<double>());
@@ -56,6 +58,24 @@ Grads grid_sampler_grads(const BackwardContext& c, const Grads& g) {
   return r;
 }
 
+// _upsample_{bilinear,bicubic}2d_aa and their backward ops, adjoint linear maps too, so each
+// one's gradient is the other.
+template <bool Cubic>
+void define_aa() {
+  static const std::string fwd = Cubic ? "_upsample_bicubic2d_aa" : "_upsample_bilinear2d_aa",
+                           bwd = fwd + "_backward";
+  // fwd(self, output_size, align_corners, scales_h, scales_w)
+  define(fwd, {}, false, [](const BackwardContext& c, const Grads& g) {
+    static const TypedOp<AaBwdSig> op(bwd);
+    return Grads{op.call(g[0], c.int_list(1), c.input_sizes(0), c.bool_arg(2), opt_scale(c, 3), opt_scale(c, 4))};
+  });
+  // bwd(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+  define(bwd, {}, false, [](const BackwardContext& c, const Grads& g) {
+    static const TypedOp<AaFwdSig> op(fwd);
+    return Grads{op.call(g[0], c.int_list(1), c.bool_arg(3), opt_scale(c, 4), opt_scale(c, 5))};
+  });
+}
+
 }  // namespace
 
 EMBER_REGISTER(autograd_formulas_sample) {
@@ -73,6 +93,8 @@ EMBER_REGISTER(autograd_formulas_sample) {
     const std::vector<int64_t> out(gs.begin() + 2, gs.end());
     return Grads{op.call(g[0], out, c.int_arg(2), c.bool_arg(3), opt_scale(c, 4), opt_scale(c, 5), opt_scale(c, 6))};
   });
+  define_aa<false>();
+  define_aa<true>();
   define("grid_sampler_2d", {0, 1}, false, grid_sampler_grads);
   define("grid_sampler_3d", {0, 1}, false, grid_sampler_grads);
 }

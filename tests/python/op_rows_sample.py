@@ -1,6 +1,6 @@
-"""Op-table rows of resampling: the upsampling ops behind F.interpolate and their backward ops,
-grid_sampler (F.grid_sample) and its backward ops, affine_grid_generator (F.affine_grid)
-(src/ops/upsample.cpp, grid_sample.cpp; python/ember/nn/_functional_sample.py)."""
+"""Op-table rows of resampling: the upsampling ops behind F.interpolate (antialiased ones too) and
+their backward ops, grid_sampler (F.grid_sample) and its backward ops, affine_grid_generator (F.affine_grid)
+(src/ops/upsample.cpp, upsample_aa.cpp, grid_sample.cpp; python/ember/nn/_functional_sample.py)."""
 import warnings
 
 from op_testing import channels_last as _channels_last, with_strides as _with_strides, ErrorSample, OpInfo, Sample, T
@@ -197,6 +197,89 @@ def _backward_row(mode, sd, dtypes):
 
 BWD_DTYPES = ("bfloat16", "float32", "float64")
 ROWS += [_backward_row(mode, sd, BWD_DTYPES) for (mode, sd) in _NAMES]
+
+
+# ---------------------------------------------------------------- antialiased resampling
+# PyTorch 1.13 has float32 and float64 only, forward and backward.
+AA_DTYPES = ("float32", "float64")
+_AA_IN = (2, 3, 9, 11)
+
+
+def _aa_op(name):
+    return lambda lib, *a: _aten(lib, name)(*a)
+
+
+def _aa_samples(dtype):
+    out = []
+    for ac in (False, True):
+        out += [
+            Sample([T(_AA_IN, **R), [4, 3], ac, None, None], name=f"down-ac{int(ac)}"),
+            Sample([T(_AA_IN, **R), [3, 3], ac, 0.35, 0.25], name=f"scales-ac{int(ac)}"),
+            Sample([T((1, 2, 4, 5), **R), [7, 9], ac, None, None], name=f"up-ac{int(ac)}"),
+            Sample([T((1, 2, 6, 5), **R), [2, 8], ac, None, 1.7], name=f"mixed-ac{int(ac)}"),
+            Sample([T((1, 2, 6, 5), **R), [1, 1], ac, None, None], name=f"to-one-ac{int(ac)}"),
+        ]
+    return out + [
+        Sample([T((0, 3, 6, 5), **R), [3, 2], False, None, None], name="zero-batch"),
+        Sample([T(_AA_IN, noncontig=True, **R), [4, 3], False, None, None], name="noncontig"),
+        Sample([T((1, 2, 5, 5), **R), [5, 5], False, 0.9, 0.9], name="same-size-scaled"),
+    ]
+
+
+def _aa_errors():
+    return [
+        ErrorSample([T(_AA_IN), [0, 3], False, None, None], {}, RuntimeError,
+                    r"Input and output sizes should be greater than 0, but got input \(H: 9, W: 11\) "
+                    r"output \(H: 0, W: 3\)"),
+        ErrorSample([T(_AA_IN), [3, 3, 3], False, None, None], {}, RuntimeError,
+                    "It is expected output_size equals to 2, but got size 3"),
+        ErrorSample([T((3, 9, 11)), [3, 3], False, None, None], {}, RuntimeError,
+                    "It is expected input_size equals to 4, but got size 3"),
+        ErrorSample([T((2, 0, 9, 11)), [3, 3], False, None, None], {}, RuntimeError,
+                    r"Non-empty 4D data tensor expected but got a tensor with sizes \[2, 0, 9, 11\]"),
+    ]
+
+
+def _aa_backward_samples(dtype):
+    out = []
+    for ac in (False, True):
+        out += [
+            Sample([T((2, 3, 4, 3), **R), [4, 3], list(_AA_IN), ac, None, None], name=f"down-ac{int(ac)}"),
+            Sample([T((2, 3, 3, 3), **R), [3, 3], list(_AA_IN), ac, 0.35, 0.25], name=f"scales-ac{int(ac)}"),
+            Sample([T((1, 2, 7, 9), **R), [7, 9], [1, 2, 4, 5], ac, None, None], name=f"up-ac{int(ac)}"),
+        ]
+    return out + [Sample([T((0, 3, 3, 2), **R), [3, 2], [0, 3, 6, 5], False, None, None], name="zero-batch")]
+
+
+def _aa_backward_errors():
+    return [
+        ErrorSample([T((2, 3, 4, 4)), [4, 3], list(_AA_IN), False, None, None], {}, RuntimeError,
+                    r"Expected grad_output to have the same shape as output; output.size\(3\) = 3 but got "
+                    r"grad_output.size\(3\) = 4"),
+        ErrorSample([T((2, 3, 4, 3, 1)), [4, 3], list(_AA_IN), False, None, None], {}, RuntimeError,
+                    "Expected grad_output to be a tensor of dimension 4 but got: dimension 5"),
+        ErrorSample([T((2, 3, 4, 3)), [4, 3], [2, 3, 9], False, None, None], {}, RuntimeError,
+                    "It is expected input_size equals to 4, but got size 3"),
+    ]
+
+
+ROWS += [
+    *[OpInfo(f"_upsample_{m}2d_aa", _aa_op(f"_upsample_{m}2d_aa"), AA_DTYPES, _aa_samples, _aa_errors,
+             tol=SAMPLE_TOL) for m in ("bilinear", "bicubic")],
+    *[OpInfo(f"_upsample_{m}2d_aa_backward", _aa_op(f"_upsample_{m}2d_aa_backward"), AA_DTYPES,
+             _aa_backward_samples, _aa_backward_errors, tol=SAMPLE_TOL) for m in ("bilinear", "bicubic")],
+    # Layouts through F.interpolate: bilinear keeps channels-last, bicubic does not.
+    *[OpInfo(f"interpolate_{m}_antialias_channels_last", _interp_cl(m, align_corners=False, antialias=True),
+             AA_DTYPES, lambda d: [Sample([T((2, 3, 9, 11), **R)], {"scale_factor": 0.4}),
+                                   Sample([T((1, 4, 6, 5), **R)], {"size": (9, 2)}, name="mixed")], tol=SAMPLE_TOL)
+      for m in ("bilinear", "bicubic")],
+    # The backward ops keep a channels-last gradient's layout for bilinear, as PyTorch.
+    *[OpInfo(f"_upsample_{m}2d_aa_backward_channels_last",
+             _with_strides(lambda lib, g, *a, m=m: _aa_op(f"_upsample_{m}2d_aa_backward")(lib, _channels_last(lib, g),
+                                                                                          *a)),
+             AA_DTYPES, lambda d: [Sample([T((2, 3, 4, 3), **R), [4, 3], list(_AA_IN), False, None, None])],
+             tol=SAMPLE_TOL) for m in ("bilinear", "bicubic")],
+]
 
 
 # ---------------------------------------------------------------- grid sampling

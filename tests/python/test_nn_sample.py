@@ -299,6 +299,20 @@ _BAD = [
      r"Non-empty 4D data tensor expected but got a tensor with sizes \[1, 0, 4, 4\]"),
     ("antialias nearest", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4)), size=3, antialias=True),
      "Anti-alias option is only supported"),
+    ("antialias trilinear", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4, 4)), size=3,
+                                                                     mode="trilinear", antialias=True),
+     "Anti-alias option is only supported"),
+    ("antialias 3-D bicubic", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4)), size=3, mode="bicubic",
+                                                                    antialias=True),
+     "Anti-alias option is only supported"),
+    ("antialias area", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4)), size=3, mode="area",
+                                                             antialias=True), "Anti-alias option is only supported"),
+    ("antialias bfloat16", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4), "bfloat16"), size=3,
+                                                                 mode="bilinear", antialias=True),
+     "\"compute_indices_weights_aa\" not implemented for '(BFloat16|bfloat16)'"),
+    ("antialias int64", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4), "int64"), size=3,
+                                                              mode="bicubic", antialias=True),
+     "not implemented for '(Long|int64)'"),
     ("int32 input", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4), "int32"), size=3),
      "not implemented for"),
     ("float16 bilinear", lambda L: L.nn.functional.interpolate(_zeros(L, (1, 2, 4, 4), "float16"), size=3,
@@ -344,6 +358,74 @@ def test_bad_arguments(name, fn, match):
     assert re.search(match, str(e_info.value)), str(e_info.value)
 
 
-def test_antialias_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        ember.nn.functional.interpolate(ember.zeros(1, 1, 4, 4), size=2, mode="bilinear", antialias=True)
+# ---------------------------------------------------------------- antialias
+# Downscaling by 2, 3.5 and 4, to sizes that are not integer fractions, upscaling, mixed; on a
+# 28x36 input.
+_AA_SIZING = [
+    {"scale_factor": 0.5}, {"scale_factor": 1 / 3.5}, {"scale_factor": 0.25}, {"size": (11, 13)}, {"size": (5, 17)},
+    {"scale_factor": 2.0}, {"size": (31, 45)}, {"scale_factor": (0.3, 1.6)}, {"size": (28, 36)},
+    {"scale_factor": 0.45, "recompute_scale_factor": True},
+]
+
+
+def _aa_cases():
+    for mode in ("bilinear", "bicubic"):
+        for ac in (False, True):
+            for kw in _AA_SIZING:
+                for cl in (False, True):
+                    yield pytest.param(mode, ac, kw, cl, id=f"{mode}-ac{int(ac)}-{kw}-cl{int(cl)}")
+
+
+@pytest.mark.parametrize("mode,ac,kw,cl", list(_aa_cases()))
+def test_interpolate_antialias_matches_torch(mode, ac, kw, cl):
+    x0 = RNG.uniform(-3, 3, (2, 3, 28, 36))
+    for dtype, tol in (("float32", 3e-5), ("float64", 1e-12)):
+        res = {}
+        for lib in (ember, torch):
+            x = lib.from_numpy(x0.astype(dtype)).requires_grad_()
+            y = _lib_fn(lib).interpolate(_channels_last(x) if cl else x, mode=mode, align_corners=ac, antialias=True,
+                                         **kw)
+            w = lib.from_numpy(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)).astype(dtype))
+            (g,) = lib.autograd.grad([y], [x], [w])
+            res[lib.__name__] = (y.detach(), g)
+        (ye, ge), (yt, gt) = res["ember"], res["torch"]
+        assert tuple(ye.shape) == tuple(yt.shape) and ye.numpy().dtype == yt.numpy().dtype
+        np.testing.assert_allclose(ye.numpy(), yt.numpy(), rtol=tol, atol=tol, err_msg=f"values {dtype}")
+        assert tuple(ye.stride()) == tuple(yt.stride()), "layout differs from PyTorch's"
+        np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=tol, atol=tol, err_msg=f"input grad {dtype}")
+
+
+def test_antialias_upscaling_is_plain_bilinear():
+    # With a filter no wider than the input grid, antialias changes nothing (bilinear).
+    x = ember.from_numpy(RNG.uniform(-1, 1, (1, 2, 5, 6)))
+    a = ember.nn.functional.interpolate(x, size=(12, 13), mode="bilinear", align_corners=False, antialias=True)
+    b = ember.nn.functional.interpolate(x, size=(12, 13), mode="bilinear", align_corners=False)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode,scale", [("bilinear", 0.4), ("bicubic", 0.3), ("bicubic", 1.7)])
+def test_interpolate_antialias_double_backward(mode, scale):
+    """The gradient is linear in the output gradient: its own gradient is the forward again."""
+    x0 = RNG.uniform(-1, 1, (1, 2, 9, 10))
+    kw = dict(scale_factor=scale, mode=mode, align_corners=False, antialias=True)
+    res = []
+    for lib in (ember, torch):
+        x = lib.from_numpy(x0).requires_grad_()
+        y = lib.nn.functional.interpolate(x, **kw)
+        w = lib.from_numpy(np.sin(np.arange(y.numel())).reshape(tuple(y.shape))).requires_grad_()
+        (g,) = lib.autograd.grad([y], [x], [w], create_graph=True)
+        (gg,) = lib.autograd.grad([(g * g).sum()], [w])
+        res.append(gg.numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-10, atol=1e-10)
+    x = ember.from_numpy(x0).requires_grad_()
+    assert ember.autograd.gradgradcheck(lambda a: ember.nn.functional.interpolate(a, **kw), (x,))
+
+
+def test_antialias_ops_on_meta():
+    # Private names, like _upsample_nearest_exact2d, live in ember._C (torch: torch._C._nn).
+    x = ember.empty(2, 3, 8, 9, device="meta")
+    y = ember._C._upsample_bilinear2d_aa(x, [3, 4], False, None, None)
+    assert tuple(y.shape) == (2, 3, 3, 4) and y.device == ember.device("meta")
+    g = ember._C._upsample_bicubic2d_aa_backward(ember.empty(2, 3, 3, 4, device="meta"), [3, 4], [2, 3, 8, 9],
+                                                 True, None, None)
+    assert tuple(g.shape) == (2, 3, 8, 9) and g.device == ember.device("meta")

@@ -1,5 +1,5 @@
 // Resampling: the upsampling ops behind torch.nn.functional.interpolate (nearest,
-// nearest-exact, linear/bilinear/trilinear, bicubic), grid_sampler (F.grid_sample) and
+// nearest-exact, linear/bilinear/trilinear, bicubic, antialiased bilinear/bicubic), grid_sampler (F.grid_sample) and
 // affine_grid_generator (F.affine_grid), named, defaulted and checked as in PyTorch 1.13.
 // Scales are PyTorch's: a positive scale s maps output coordinate o to input o / s (unless
 // align_corners); none (or s <= 0) maps it by input_size / output_size.
@@ -36,7 +36,20 @@ Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool alig
 Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners,
                             OptScale scales_d = std::nullopt, OptScale scales_h = std::nullopt,
                             OptScale scales_w = std::nullopt);
-// The gradients (adjoint maps) are the dispatcher ops "<name>_backward(grad_output,
+// Antialiased bilinear and bicubic (F.interpolate(antialias=True), PIL's resize): when
+// downscaling, each output averages every input its filter (widened by the scale) covers.
+Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                               OptScale scales_h = std::nullopt, OptScale scales_w = std::nullopt);
+Tensor _upsample_bicubic2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                              OptScale scales_h = std::nullopt, OptScale scales_w = std::nullopt);
+// Their gradients (the adjoint maps) for an input of input_size [N, C, H, W].
+Tensor _upsample_bilinear2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                        bool align_corners, OptScale scales_h = std::nullopt,
+                                        OptScale scales_w = std::nullopt);
+Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                       bool align_corners, OptScale scales_h = std::nullopt,
+                                       OptScale scales_w = std::nullopt);
+// The gradients (adjoint maps) of the other modes are the dispatcher ops "<name>_backward(grad_output,
 // output_size, input_size, [align_corners,] scales...)", as in PyTorch.
 
 // ---------------------------------------------------------------- grid sampling

@@ -1,7 +1,7 @@
 """nn.functional's resampling: interpolate (and the deprecated upsample, upsample_nearest,
 upsample_bilinear), grid_sample and affine_grid, with torch.nn.functional 1.13's signatures,
 argument handling and messages. The ops are declared in C++ (src/ops/upsample.cpp,
-src/ops/grid_sample.cpp)."""
+src/ops/upsample_aa.cpp, src/ops/grid_sample.cpp)."""
 import math
 import warnings
 
@@ -82,8 +82,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
         raise ValueError("Anti-alias option is only supported for bilinear and bicubic modes")
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not implemented in Ember")
 
     if mode == "area" and 1 <= dim <= 3:
         from . import _functional_conv as conv
@@ -96,6 +94,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
                                   f"for the modes: {_MODES} (got {mode})")
     name, takes_align = entry
+    if antialias:
+        # PyTorch's (and PIL's) antialiased filter, widened by the scale when downscaling.
+        name = f"_{name}_aa"
     if output_size is None:
         # As PyTorch's C++: the size truncated from the product, the factors kept for the map.
         output_size = [int(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
