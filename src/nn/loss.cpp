@@ -263,10 +263,7 @@ Tensor MultiMarginLoss::forward(const Tensor& input, const Tensor& target) {
 }
 
 TripletMarginLoss::TripletMarginLoss(TripletMarginLossOptions o)
-    : ModuleBase("TripletMarginLoss", o.reduction), options(o) {
-  EMBER_CHECK(options.margin > 0, ValueError, "TripletMarginLoss: margin must be greater than 0, got ",
-              detail::py_float(options.margin));
-}
+    : ModuleBase("TripletMarginLoss", o.reduction), options(o) {}
 Tensor TripletMarginLoss::forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative) {
   check_floating(*this, anchor);
   check_same_shapes(*this, "anchor, positive and negative", anchor, positive, negative);
