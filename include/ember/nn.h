@@ -13,3 +13,4 @@
 #include "ember/nn/pooling.h"
 #include "ember/nn/padding.h"
 #include "ember/nn/vision.h"
+#include "ember/nn/embedding_bag.h"

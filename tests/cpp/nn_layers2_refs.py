@@ -136,6 +136,14 @@ case("UpsampleRecompute", lambda: nn.Upsample(scale_factor=1.7, mode="bilinear",
 case("UpsamplingNearest2d", lambda: nn.UpsamplingNearest2d(size=4), lambda: [f((1, 1, 2, 3), 51)])
 case("UpsamplingBilinear2d", lambda: nn.UpsamplingBilinear2d(scale_factor=2), lambda: [f((1, 1, 2, 3), 52)])
 
+# ---------------------------------------------------------------- EmbeddingBag
+case("EmbeddingBagMean2d", lambda: nn.EmbeddingBag(10, 3), lambda: [ints([1, 2, 4, 4, 3, 9], (2, 3))])
+case("EmbeddingBagSumOffsets", lambda: nn.EmbeddingBag(10, 3, mode="sum"),
+     lambda: [ints([1, 2, 4, 5, 4, 3], (6,)), ints([0, 2, 2], (3,)), p((6,), 87)])
+case("EmbeddingBagMaxPadding", lambda: nn.EmbeddingBag(10, 3, mode="max", padding_idx=4, include_last_offset=True),
+     lambda: [ints([1, 4, 2, 4, 9, 0], (6,)), ints([0, 3, 4, 6], (4,))])
+case("EmbeddingBagMeanPadding", lambda: nn.EmbeddingBag(10, 3, padding_idx=-8), lambda: [ints([2, 2, 5, 2, 7, 1], (3, 2))])
+
 # ---------------------------------------------------------------- losses
 PM = [1, -1, -1, 1, 1, -1]  # +-1 targets
 case("SmoothL1Loss", lambda: nn.SmoothL1Loss(beta=0.5), lambda: [f((2, 3), 53), det((2, 3), 54)])

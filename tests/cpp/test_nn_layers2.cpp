@@ -403,6 +403,39 @@ TEST(NnLayers2, VisionReprAndErrors) {
                              "Upsample: bilinear mode needs input of shape (N, C, H, W), got shape [1, 2, 3]");
 }
 
+// ---------------------------------------------------------------- EmbeddingBag
+
+TEST(NnLayers2, EmbeddingBagMatchesPyTorch) {
+  check1("EmbeddingBagMean2d", nn::EmbeddingBag(10, 3), {ints({1, 2, 4, 4, 3, 9}, {2, 3})});
+  check1("EmbeddingBagSumOffsets", nn::EmbeddingBag({.num_embeddings = 10, .embedding_dim = 3, .mode = "sum"}),
+         {ints({1, 2, 4, 5, 4, 3}, {6}), ints({0, 2, 2}, {3}), p({6}, 87)});
+  check1("EmbeddingBagMaxPadding", nn::EmbeddingBag({.num_embeddings = 10, .embedding_dim = 3, .mode = "max",
+                                                     .include_last_offset = true, .padding_idx = 4}),
+         {ints({1, 4, 2, 4, 9, 0}, {6}), ints({0, 3, 4, 6}, {4})});
+  check1("EmbeddingBagMeanPadding", nn::EmbeddingBag({.num_embeddings = 10, .embedding_dim = 3, .padding_idx = -8}),
+         {ints({2, 2, 5, 2, 7, 1}, {3, 2})});
+}
+
+TEST(NnLayers2, EmbeddingBagReprAndErrors) {
+  EXPECT_EQ(repr(nn::EmbeddingBag(10, 3)), "EmbeddingBag(10, 3, mode=mean)");
+  EXPECT_EQ(repr(nn::EmbeddingBag({.num_embeddings = 10, .embedding_dim = 3, .max_norm = 1.0, .norm_type = 1.0,
+                                   .scale_grad_by_freq = true, .mode = "sum", .padding_idx = -1})),
+            "EmbeddingBag(10, 3, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True, mode=sum, padding_idx=9)");
+  EXPECT_EQ(nn::EmbeddingBag(4, 2).state_dict().keys(), std::vector<std::string>{"weight"});
+  expect_error<ValueError>([] { nn::EmbeddingBag({.num_embeddings = 4, .embedding_dim = 2, .mode = "min"}); },
+                           "EmbeddingBag: mode has to be one of sum, mean or max, got 'min'");
+  expect_error<ValueError>([] { nn::EmbeddingBag({.num_embeddings = 4, .embedding_dim = 2, .padding_idx = 4}); },
+                           "padding_idx 4 must be within num_embeddings (4)");
+  nn::EmbeddingBag bag(4, 2);
+  expect_error<ValueError>([&] { bag(zeros({2, 3}, kInt64), zeros({2}, kInt64)); },
+                           "EmbeddingBag: if input is 2D, then offsets has to be undefined");
+  expect_error<ValueError>([&] { bag(zeros({3}, kInt64)); }, "EmbeddingBag: offsets has to be a 1D tensor for 1D input");
+  expect_error<RuntimeError>([&] { bag(zeros({3}, kInt64), ones({1}, kInt64)); }, "offsets[0] has to be 0");
+  expect_error<NotImplementedError>([&] { bag(zeros({3}, kInt64), zeros({1}, kInt64), ones({3})); },
+                                    "per_sample_weights is only supported for mode='sum'");
+  expect_error<TypeError>([&] { bag(zeros({3})); }, "expected indices of dtype int64 or int32");
+}
+
 // ---------------------------------------------------------------- losses
 
 TEST(NnLayers2, LossesMatchPyTorch) {
