@@ -10,3 +10,7 @@
 #include "ember/nn/norm.h"
 #include "ember/nn/activation.h"
 #include "ember/nn/loss.h"
+#include "ember/nn/pooling.h"
+#include "ember/nn/padding.h"
+#include "ember/nn/vision.h"
+#include "ember/nn/embedding_bag.h"

@@ -82,6 +82,54 @@ Tensor PReLU::forward(const Tensor& input) {
 }
 std::string PReLU::extra_repr() const { return "num_parameters=" + std::to_string(num_parameters); }
 
+Softshrink::Softshrink(double lambd) : lambd(lambd) {
+  EMBER_CHECK(lambd >= 0, ValueError, "Softshrink: lambda must be greater or equal to 0, but found to be ",
+              detail::py_float(lambd));
+}
+Tensor Softshrink::forward(const Tensor& input) { return softshrink(input, lambd); }
+std::string Softshrink::extra_repr() const { return detail::py_float(lambd); }
+
+Tensor Hardshrink::forward(const Tensor& input) { return hardshrink(input, lambd); }
+std::string Hardshrink::extra_repr() const { return detail::py_float(lambd); }
+
+Tensor Threshold::forward(const Tensor& input) { return ember::threshold(input, threshold, value); }
+std::string Threshold::extra_repr() const {
+  return "threshold=" + detail::py_float(threshold) + ", value=" + detail::py_float(value);
+}
+
+RReLU::RReLU(double lower, double upper) : lower(lower), upper(upper) {
+  EMBER_CHECK(lower <= upper, ValueError, "RReLU: lower bound (", detail::py_float(lower),
+              ") should be less than or equal to the upper bound (", detail::py_float(upper), ")");
+}
+Tensor RReLU::forward(const Tensor& input) { return rrelu(input, lower, upper, is_training()); }
+std::string RReLU::extra_repr() const {
+  return "lower=" + detail::py_float(lower) + ", upper=" + detail::py_float(upper);
+}
+
+Tensor GLU::forward(const Tensor& input) {
+  const int64_t n = input.dim();
+  EMBER_CHECK(n > 0 && dim >= -n && dim < n, RuntimeError, name(), ": dim ", dim,
+              " is out of range for an input of shape ", input.sizes());
+  const int64_t d = dim < 0 ? dim + n : dim;
+  EMBER_CHECK(input.size(d) % 2 == 0, RuntimeError, name(), ": halving dimension must be even, but dimension ", d,
+              " is size ", input.size(d), " (input of shape ", input.sizes(), ")");
+  return glu(input, dim);
+}
+std::string GLU::extra_repr() const { return "dim=" + std::to_string(dim); }
+
+Tensor Softmin::forward(const Tensor& input) {
+  const int64_t n = std::max<int64_t>(input.dim(), 1);
+  EMBER_CHECK(dim >= -n && dim < n, RuntimeError, name(), ": dim ", dim, " is out of range for an input of shape ",
+              input.sizes());
+  return softmax(neg(input), dim);
+}
+std::string Softmin::extra_repr() const { return "dim=" + std::to_string(dim); }
+
+Tensor Softmax2d::forward(const Tensor& input) {
+  detail::check_dims(*this, input, 3, 4, "(N, C, H, W) or (C, H, W)");
+  return softmax(input, -3);
+}
+
 // ---------------------------------------------------------------- dropout
 
 DropoutNd::DropoutNd(double p, const char* layer) : p(p) {
@@ -111,5 +159,10 @@ Tensor Dropout3d::forward(const Tensor& input) {
 }
 
 Tensor AlphaDropout::forward(const Tensor& input) { return alpha_dropout(input, p, is_training()); }
+
+Tensor FeatureAlphaDropout::forward(const Tensor& input) {
+  detail::check_dims(*this, input, 2, 64, "(N, C, *)");
+  return feature_alpha_dropout(input, p, is_training());
+}
 
 }  // namespace ember::nn

@@ -22,15 +22,16 @@ bool all_equal(IntArrayRef v, int64_t x) {
   return true;
 }
 
-// Circular padding of the last padding.size() dims by (pad, pad) each: the far end wraps
+// Circular padding by F.pad's amounts (near, far per dim, from the last): the far end wraps
 // to the front and the near end to the back.
-Tensor circular_pad(Tensor x, IntArrayRef padding) {
-  const auto n = static_cast<int64_t>(padding.size());
+Tensor circular_pad(Tensor x, IntArrayRef pad) {
+  const auto n = static_cast<int64_t>(pad.size() / 2);
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t d = x.dim() - n + i, p = padding[static_cast<size_t>(i)], size = x.size(d);
-    if (p == 0) continue;
-    EMBER_CHECK(p <= size, RuntimeError, "circular padding of ", p, " is larger than the input's size ", size);
-    x = cat({x.narrow(d, size - p, p), x, x.narrow(d, 0, p)}, d);
+    const int64_t d = x.dim() - 1 - i, size = x.size(d);
+    const int64_t lo = pad[static_cast<size_t>(2 * i)], hi = pad[static_cast<size_t>(2 * i + 1)];
+    EMBER_CHECK(lo <= size && hi <= size, RuntimeError, "circular padding of ", std::max(lo, hi),
+                " is larger than the input's size ", size);
+    x = cat({x.narrow(d, size - lo, lo), x, x.narrow(d, 0, hi)}, d);
   }
   return x;
 }
@@ -53,13 +54,23 @@ ConvNd::ConvNd(int64_t dims, bool transposed, ConvOptions o)
               ") must be divisible by groups (", op.groups, ")");
   op.kernel_size = detail::expand_param(layer, "kernel_size", op.kernel_size, n);
   op.stride = detail::expand_param(layer, "stride", op.stride, n);
-  op.padding = detail::expand_param(layer, "padding", op.padding, n);
   op.dilation = detail::expand_param(layer, "dilation", op.dilation, n);
+  if (op.padding.is_mode()) {
+    // PyTorch's checks and messages.
+    EMBER_CHECK(op.padding.mode == "same" || op.padding.mode == "valid", ValueError, layer,
+                ": Invalid padding string '", op.padding.mode, "', should be one of {'valid', 'same'}");
+    EMBER_CHECK(!transposed, ValueError, layer, ": padding='", op.padding.mode,
+                "' is not supported for transposed convolutions");
+    EMBER_CHECK(op.padding.mode != "same" || all_equal(op.stride, 1), ValueError, layer,
+                ": padding='same' is not supported for strided convolutions");
+  } else {
+    op.padding.values = detail::expand_param(layer, "padding", op.padding.values, n);
+    detail::check_positive(layer, "padding", op.padding.values, true);
+  }
   op.output_padding = detail::expand_param(layer, "output_padding", op.output_padding, n);
   detail::check_positive(layer, "kernel_size", op.kernel_size);
   detail::check_positive(layer, "stride", op.stride);
   detail::check_positive(layer, "dilation", op.dilation);
-  detail::check_positive(layer, "padding", op.padding, true);
   detail::check_positive(layer, "output_padding", op.output_padding, true);
   const std::string& mode = op.padding_mode;
   EMBER_CHECK(mode == "zeros" || mode == "reflect" || mode == "replicate" || mode == "circular", ValueError, layer,
@@ -98,32 +109,53 @@ void ConvNd::check_input(const Tensor& input) const {
   detail::check_same_dtype(*this, input, weight);
 }
 
+std::vector<int64_t> ConvNd::pad_amounts() const {
+  const auto& op = options;
+  std::vector<int64_t> pad;
+  for (int64_t d = dims_ - 1; d >= 0; --d) {
+    const auto i = static_cast<size_t>(d);
+    if (op.padding.mode == "valid") {
+      pad.insert(pad.end(), {0, 0});
+    } else if (op.padding.mode == "same") {
+      const int64_t total = op.dilation[i] * (op.kernel_size[i] - 1);
+      pad.insert(pad.end(), {total / 2, total - total / 2});
+    } else {
+      pad.insert(pad.end(), {op.padding.values[i], op.padding.values[i]});
+    }
+  }
+  return pad;
+}
+
 Tensor ConvNd::conv(const Tensor& input) {
   check_input(input);
-  Tensor x = input;
-  std::vector<int64_t> padding = options.padding;
-  const std::string& mode = options.padding_mode;
-  if (mode != "zeros") {
-    // (left, right) per dim from the last, as F.pad takes them.
-    std::vector<int64_t> pad;
-    for (auto it = padding.rbegin(); it != padding.rend(); ++it) pad.insert(pad.end(), {*it, *it});
-    if (mode == "circular")
-      x = circular_pad(x, padding);
-    else if (mode == "reflect")
-      x = dims_ == 1 ? reflection_pad1d(x, pad) : dims_ == 2 ? reflection_pad2d(x, pad) : reflection_pad3d(x, pad);
-    else
-      x = dims_ == 1 ? replication_pad1d(x, pad) : dims_ == 2 ? replication_pad2d(x, pad) : replication_pad3d(x, pad);
-    padding.assign(padding.size(), 0);
-  }
   const auto& op = options;
-  switch (dims_) {
-    case 1:
-      return conv1d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
-    case 2:
-      return conv2d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
-    default:
-      return conv3d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+  auto run = [&](const Tensor& x, auto padding) -> Tensor {
+    switch (dims_) {
+      case 1:
+        return conv1d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+      case 2:
+        return conv2d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+      default:
+        return conv3d(x, weight, detail::opt(bias), op.stride, padding, op.dilation, op.groups);
+    }
+  };
+  const std::string& mode = op.padding_mode;
+  if (mode == "zeros") {
+    if (op.padding.is_mode()) return run(input, std::string_view(op.padding.mode));
+    return run(input, IntArrayRef(op.padding.values));
   }
+  // Pad first, then convolve without padding (as PyTorch's _conv_forward).
+  const std::vector<int64_t> pad = pad_amounts();
+  Tensor x;
+  if (mode == "circular")
+    x = circular_pad(input, pad);
+  else if (mode == "reflect")
+    x = dims_ == 1 ? reflection_pad1d(input, pad) : dims_ == 2 ? reflection_pad2d(input, pad) : reflection_pad3d(input, pad);
+  else
+    x = dims_ == 1   ? replication_pad1d(input, pad)
+        : dims_ == 2 ? replication_pad2d(input, pad)
+                     : replication_pad3d(input, pad);
+  return run(x, IntArrayRef(std::vector<int64_t>(static_cast<size_t>(dims_), 0)));
 }
 
 Tensor ConvNd::conv_transpose(const Tensor& input, IntArrayRef output_size) {
@@ -139,7 +171,7 @@ Tensor ConvNd::conv_transpose(const Tensor& input, IntArrayRef output_size) {
     for (int64_t d = 0; d < dims_; ++d) {
       const auto i = static_cast<size_t>(d);
       const int64_t in = input.size(input.dim() - dims_ + d);
-      const int64_t least = (in - 1) * op.stride[i] - 2 * op.padding[i] + op.dilation[i] * (op.kernel_size[i] - 1) + 1;
+      const int64_t least = (in - 1) * op.stride[i] - 2 * op.padding.values[i] + op.dilation[i] * (op.kernel_size[i] - 1) + 1;
       EMBER_CHECK(spatial[i] >= least && spatial[i] < least + op.stride[i], ValueError, name(),
                   ": requested an output size of ", spatial, ", but valid sizes range from ", least, " to ",
                   least + op.stride[i] - 1, " (for an input of ",
@@ -149,13 +181,13 @@ Tensor ConvNd::conv_transpose(const Tensor& input, IntArrayRef output_size) {
   }
   switch (dims_) {
     case 1:
-      return conv_transpose1d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups,
+      return conv_transpose1d(input, weight, detail::opt(bias), op.stride, op.padding.values, output_padding, op.groups,
                               op.dilation);
     case 2:
-      return conv_transpose2d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups,
+      return conv_transpose2d(input, weight, detail::opt(bias), op.stride, op.padding.values, output_padding, op.groups,
                               op.dilation);
     default:
-      return conv_transpose3d(input, weight, detail::opt(bias), op.stride, op.padding, output_padding, op.groups,
+      return conv_transpose3d(input, weight, detail::opt(bias), op.stride, op.padding.values, output_padding, op.groups,
                               op.dilation);
   }
 }
@@ -164,7 +196,10 @@ std::string ConvNd::extra_repr() const {
   const auto& op = options;
   std::string s = std::to_string(op.in_channels) + ", " + std::to_string(op.out_channels) +
                   ", kernel_size=" + detail::py_tuple(op.kernel_size) + ", stride=" + detail::py_tuple(op.stride);
-  if (!all_equal(op.padding, 0)) s += ", padding=" + detail::py_tuple(op.padding);
+  if (op.padding.is_mode())
+    s += ", padding=" + op.padding.mode;
+  else if (!all_equal(op.padding.values, 0))
+    s += ", padding=" + detail::py_tuple(op.padding.values);
   if (!all_equal(op.dilation, 1)) s += ", dilation=" + detail::py_tuple(op.dilation);
   if (!all_equal(op.output_padding, 0)) s += ", output_padding=" + detail::py_tuple(op.output_padding);
   if (op.groups != 1) s += ", groups=" + std::to_string(op.groups);

@@ -1,4 +1,5 @@
-// BatchNorm1d/2d/3d, LayerNorm, GroupNorm (include/ember/nn/norm.h).
+// BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, LocalResponseNorm
+// (include/ember/nn/norm.h).
 #include "ember/nn/norm.h"
 
 #include "ember/autograd.h"
@@ -79,6 +80,84 @@ std::string BatchNormNd::extra_repr() const {
          ", affine=" + detail::py_bool(op.affine) + ", track_running_stats=" + detail::py_bool(op.track_running_stats);
 }
 
+// ---------------------------------------------------------------- InstanceNorm
+
+InstanceNormNd::InstanceNormNd(int64_t dims, InstanceNormOptions o) : options(std::move(o)), dims_(dims) {
+  const auto& op = options;
+  EMBER_CHECK(op.num_features > 0, ValueError, "InstanceNorm", dims, "d: num_features must be positive, got ",
+              op.num_features);
+  EMBER_CHECK(op.eps > 0, ValueError, "InstanceNorm", dims, "d: eps must be positive, got ", op.eps);
+  if (op.affine) {
+    weight = register_parameter("weight", empty({op.num_features}, op.options));
+    bias = register_parameter("bias", empty({op.num_features}, op.options));
+  }
+  if (op.track_running_stats) {
+    running_mean = register_buffer("running_mean", zeros({op.num_features}, op.options));
+    running_var = register_buffer("running_var", ones({op.num_features}, op.options));
+    num_batches_tracked =
+        register_buffer("num_batches_tracked", scalar_tensor(0, TensorOptions(kInt64).device(op.options.device_)));
+  }
+  reset_parameters();
+}
+
+void InstanceNormNd::reset_running_stats() {
+  if (!options.track_running_stats) return;
+  autograd::NoGradGuard no_grad;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+
+void InstanceNormNd::reset_parameters() {
+  reset_running_stats();
+  if (options.affine) {
+    init::ones_(weight);
+    init::zeros_(bias);
+  }
+}
+
+Tensor InstanceNormNd::normalize(const Tensor& input) {
+  EMBER_CHECK(input.dim() == dims_ + 1 || input.dim() == dims_ + 2, ValueError, name(), ": expected ", dims_ + 1,
+              "D or ", dims_ + 2, "D input (got ", input.dim(), "D input of shape ", input.sizes(), ")");
+  const bool batched = input.dim() == dims_ + 2;
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  const int64_t n = x.size(0), c = x.size(1);
+  // Without parameters or statistics any channel count works (PyTorch only warns).
+  EMBER_CHECK(c == options.num_features || (!options.affine && !options.track_running_stats), RuntimeError, name(),
+              ": expected input with ", options.num_features, " channels (num_features) at dim ", batched ? 1 : 0,
+              ", got shape ", input.sizes());
+  if (weight.defined())
+    detail::check_same_dtype(*this, input, weight);
+  else if (running_mean.defined())
+    detail::check_same_dtype(*this, input, running_mean);
+  const bool use_input_stats = is_training() || !options.track_running_stats;
+  if (use_input_stats) {
+    EMBER_CHECK(x.numel() / std::max<int64_t>(n * c, 1) > 1, ValueError, name(),
+                ": expected more than 1 spatial element when training, got input of shape ", input.sizes());
+  }
+  // Batch norm of one sample with n * c channels; the statistics repeated per sample.
+  auto rep = [&](const Tensor& t) { return t.defined() ? std::optional<Tensor>(repeat(t, {n})) : std::nullopt; };
+  const std::optional<Tensor> rm = rep(running_mean), rv = rep(running_var);
+  DimVector shape{1, n * c};
+  for (int64_t d = 2; d < x.dim(); ++d) shape.push_back(x.size(d));
+  Tensor y = ember::batch_norm(x.reshape(shape), rep(weight), rep(bias), rm, rv, use_input_stats, options.momentum,
+                               options.eps);
+  if (use_input_stats && rm) {
+    autograd::NoGradGuard no_grad;
+    running_mean.copy_(rm->view({n, c}).mean({0}));
+    running_var.copy_(rv->view({n, c}).mean({0}));
+  }
+  y = y.view(x.sizes());
+  return batched ? y : y.squeeze(0);
+}
+
+std::string InstanceNormNd::extra_repr() const {
+  const auto& op = options;
+  return std::to_string(op.num_features) + ", eps=" + detail::py_float(op.eps) +
+         ", momentum=" + detail::py_float(op.momentum) + ", affine=" + detail::py_bool(op.affine) +
+         ", track_running_stats=" + detail::py_bool(op.track_running_stats);
+}
+
 // ---------------------------------------------------------------- LayerNorm
 
 LayerNorm::LayerNorm(LayerNormOptions o) : options(std::move(o)) {
@@ -145,6 +224,39 @@ Tensor GroupNorm::forward(const Tensor& input) {
 std::string GroupNorm::extra_repr() const {
   return std::to_string(options.num_groups) + ", " + std::to_string(options.num_channels) +
          ", eps=" + detail::py_float(options.eps) + ", affine=" + detail::py_bool(options.affine);
+}
+
+// ---------------------------------------------------------------- LocalResponseNorm
+
+LocalResponseNorm::LocalResponseNorm(LocalResponseNormOptions o) : options(o) {
+  EMBER_CHECK(options.size > 0, ValueError, "LocalResponseNorm: size must be positive, got ", options.size);
+}
+
+Tensor LocalResponseNorm::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= 3, ValueError, name(),
+              ": expected 3D or higher dimensionality input (got ", input.dim(), " dimensions, shape ", input.sizes(),
+              ")");
+  EMBER_CHECK(input.is_floating_point(), TypeError, name(), ": expected a floating point input, got ", input.dtype());
+  if (input.numel() == 0) return input;
+  const int64_t size = options.size;
+  // The mean of the squares over a window of channels, zero-padded: an average pool along
+  // the channel dim of x^2 with a unit dim in front (as PyTorch computes it).
+  Tensor div = mul(input, input).unsqueeze(1);
+  if (input.dim() == 3) {
+    div = constant_pad_nd(div, {0, 0, size / 2, (size - 1) / 2});
+    div = avg_pool2d(div, {size, 1}, {1}).squeeze(1);
+  } else {
+    div = div.reshape({input.size(0), 1, input.size(1), input.size(2), -1});
+    div = constant_pad_nd(div, {0, 0, 0, 0, size / 2, (size - 1) / 2});
+    div = avg_pool3d(div, {size, 1, 1}, {1}).squeeze(1).reshape(input.sizes());
+  }
+  div = pow(add(mul(div, Scalar(options.alpha)), Scalar(options.k)), options.beta);
+  return ember::div(input, div);
+}
+
+std::string LocalResponseNorm::extra_repr() const {
+  return std::to_string(options.size) + ", alpha=" + detail::py_float(options.alpha) +
+         ", beta=" + detail::py_float(options.beta) + ", k=" + detail::py_float(options.k);
 }
 
 }  // namespace ember::nn

@@ -106,6 +106,67 @@ class PReLU : public ModuleBase<PReLU> {
   Tensor weight;  // [num_parameters]
 };
 
+// 0 where |x| <= lambd, else x shrunk towards 0 by lambd (lambd >= 0).
+class Softshrink : public ModuleBase<Softshrink> {
+ public:
+  explicit Softshrink(double lambd = 0.5);
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  double lambd;
+};
+
+// 0 where |x| <= lambd, else x.
+class Hardshrink : public ModuleBase<Hardshrink> {
+ public:
+  explicit Hardshrink(double lambd = 0.5) : lambd(lambd) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  double lambd;
+};
+
+// x where x > threshold, else value.
+class Threshold : public ModuleBase<Threshold> {
+ public:
+  Threshold(double threshold, double value) : threshold(threshold), value(value) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  double threshold, value;
+};
+
+// Leaky ReLU with a slope drawn from U(lower, upper) per element while training, and their
+// mean (lower + upper) / 2 in evaluation mode.
+class RReLU : public ModuleBase<RReLU> {
+ public:
+  explicit RReLU(double lower = 1.0 / 8, double upper = 1.0 / 3);
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  double lower, upper;
+};
+
+// a * sigmoid(b), a and b the halves of the input along dim (of even size).
+class GLU : public ModuleBase<GLU> {
+ public:
+  explicit GLU(int64_t dim = -1) : dim(dim) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+
+// softmax(-x) along dim.
+class Softmin : public ModuleBase<Softmin> {
+ public:
+  explicit Softmin(int64_t dim) : dim(dim) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+
+// Softmax over the channels of (N, C, H, W) or (C, H, W) inputs (dim -3).
+class Softmax2d : public ModuleBase<Softmax2d> {
+ public:
+  Tensor forward(const Tensor& input);
+};
+
 // ---------------------------------------------------------------- dropout
 // Checks p (ValueError outside [0, 1]) and prints it.
 class DropoutNd : public Module {
@@ -148,6 +209,13 @@ class Dropout3d : public ModuleBase<Dropout3d, DropoutNd> {
 class AlphaDropout : public ModuleBase<AlphaDropout, DropoutNd> {
  public:
   explicit AlphaDropout(double p = 0.5) : ModuleBase(p, "AlphaDropout") {}
+  Tensor forward(const Tensor& input);
+};
+
+// AlphaDropout of whole channels: of (N, C, *) inputs.
+class FeatureAlphaDropout : public ModuleBase<FeatureAlphaDropout, DropoutNd> {
+ public:
+  explicit FeatureAlphaDropout(double p = 0.5) : ModuleBase(p, "FeatureAlphaDropout") {}
   Tensor forward(const Tensor& input);
 };
 

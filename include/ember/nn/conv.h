@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -15,6 +16,21 @@
 namespace ember::nn {
 
 // ---------------------------------------------------------------- convolution
+// A convolution's padding: explicit amounts (one for every spatial dim, or one per dim) or
+// PyTorch's modes "valid" (none) and "same" (the output keeps the input's size; stride 1
+// only; an odd total goes on the far side, as in PyTorch).
+//   .padding = {1}, .padding = {1, 2}, .padding = "same"
+struct ConvPadding {
+  ConvPadding() : values{0} {}
+  ConvPadding(std::initializer_list<int64_t> v) : values(v) {}
+  ConvPadding(std::vector<int64_t> v) : values(std::move(v)) {}  // NOLINT: implicit on purpose
+  ConvPadding(const char* m) : mode(m) {}                          // NOLINT
+  ConvPadding(std::string m) : mode(std::move(m)) {}               // NOLINT
+  bool is_mode() const { return !mode.empty(); }
+  std::vector<int64_t> values;  // when mode is empty
+  std::string mode;             // "same" or "valid", or empty
+};
+
 // Fields in declaration order (C++ designated initializers keep it):
 //   Conv2d({.in_channels = 3, .out_channels = 8, .kernel_size = {3}, .padding = {1}})
 struct ConvOptions {
@@ -22,7 +38,7 @@ struct ConvOptions {
   int64_t out_channels = 0;
   std::vector<int64_t> kernel_size = {};
   std::vector<int64_t> stride = {1};
-  std::vector<int64_t> padding = {0};
+  ConvPadding padding = {0};
   std::vector<int64_t> dilation = {1};
   int64_t groups = 1;
   bool bias = true;
@@ -40,7 +56,7 @@ class ConvNd : public Module {
   void reset_parameters();
   std::string extra_repr() const override;
 
-  ConvOptions options;  // spatial parameters expanded to one value per dim
+  ConvOptions options;  // spatial parameters (and explicit padding) expanded to one value per dim
   Tensor weight;        // [out, in / groups, *k]; transposed: [in, out / groups, *k]
   Tensor bias;          // [out], undefined without one
 
@@ -50,6 +66,8 @@ class ConvNd : public Module {
 
  private:
   void check_input(const Tensor& input) const;
+  // The padding per spatial dim as (near, far) amounts, last dim first (F.pad's order).
+  std::vector<int64_t> pad_amounts() const;
   int64_t dims_;
   bool transposed_;
 };

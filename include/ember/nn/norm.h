@@ -1,5 +1,5 @@
-// Normalization layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm (torch.nn.modules.batchnorm,
-// normalization). Affine weights start at 1, biases at 0.
+// Normalization layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm,
+// LocalResponseNorm (torch.nn.modules.batchnorm, instancenorm, normalization). Affine weights start at 1, biases at 0.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,50 @@ EMBER_NN_BATCH_NORM(BatchNorm2d, 2)  // (N, C, H, W)
 EMBER_NN_BATCH_NORM(BatchNorm3d, 3)  // (N, C, D, H, W)
 #undef EMBER_NN_BATCH_NORM
 
+// InstanceNorm's defaults differ from BatchNorm's: no affine map, no running statistics.
+struct InstanceNormOptions {
+  int64_t num_features = 0;
+  double eps = 1e-5;
+  double momentum = 0.1;
+  bool affine = false;
+  bool track_running_stats = false;
+  TensorOptions options = {};
+};
+
+// Normalizes each (sample, channel) over its spatial elements, then a per-channel affine
+// map. With track_running_stats, training updates running_mean / running_var with the
+// statistics averaged over the samples (num_batches_tracked is registered, as in PyTorch, but
+// not counted) and evaluation uses them.
+class InstanceNormNd : public Module {
+ public:
+  InstanceNormNd(int64_t dims, InstanceNormOptions o);
+  void reset_running_stats();
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  InstanceNormOptions options;
+  Tensor weight, bias;                                     // [C] with affine
+  Tensor running_mean, running_var, num_batches_tracked;  // buffers with track_running_stats
+
+ protected:
+  Tensor normalize(const Tensor& input);
+
+ private:
+  int64_t dims_;  // spatial dims: 1, 2 or 3
+};
+
+#define EMBER_NN_INSTANCE_NORM(Name, dims)                                                              \
+  class Name : public ModuleBase<Name, InstanceNormNd> {                                                \
+   public:                                                                                              \
+    explicit Name(InstanceNormOptions o) : ModuleBase(dims, std::move(o)) {}                            \
+    explicit Name(int64_t num_features) : Name(InstanceNormOptions{.num_features = num_features}) {}    \
+    Tensor forward(const Tensor& input) { return normalize(input); }                                    \
+  };
+EMBER_NN_INSTANCE_NORM(InstanceNorm1d, 1)  // (N, C, L) or (C, L)
+EMBER_NN_INSTANCE_NORM(InstanceNorm2d, 2)  // (N, C, H, W) or (C, H, W)
+EMBER_NN_INSTANCE_NORM(InstanceNorm3d, 3)  // (N, C, D, H, W) or (C, D, H, W)
+#undef EMBER_NN_INSTANCE_NORM
+
 struct LayerNormOptions {
   std::vector<int64_t> normalized_shape = {};
   double eps = 1e-5;
@@ -97,6 +141,24 @@ class GroupNorm : public ModuleBase<GroupNorm> {
 
   GroupNormOptions options;
   Tensor weight, bias;  // [C], with affine
+};
+
+struct LocalResponseNormOptions {
+  int64_t size = 0;
+  double alpha = 1e-4;
+  double beta = 0.75;
+  double k = 1.0;
+};
+
+// x / (k + alpha / size * (sum of x^2 over `size` neighbouring channels))^beta; input
+// (N, C, *) with at least 3 dims.
+class LocalResponseNorm : public ModuleBase<LocalResponseNorm> {
+ public:
+  explicit LocalResponseNorm(LocalResponseNormOptions o);
+  explicit LocalResponseNorm(int64_t size) : LocalResponseNorm(LocalResponseNormOptions{.size = size}) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  LocalResponseNormOptions options;
 };
 
 }  // namespace ember::nn
