@@ -251,7 +251,17 @@ constexpr int row(std::string_view name) {
     static const TypedOp<TTSig> op(join(#name, kOps[i].tensor_ov));                   \
     return op.call(self, other);                                                      \
   }                                                                                   \
-  Tensor name(const Tensor& self, const Scalar& other) { return name(self, wrapped_scalar(other)); } \
+  /* A number goes to the op's Scalar overload where it has one (as at::pow(Tensor, Scalar)):  \
+     its derivative keeps the number in double, where a wrapped 0-dim tensor would round. */   \
+  Tensor name(const Tensor& self, const Scalar& other) {                              \
+    constexpr int i = row(#name);                                                     \
+    if constexpr (*kOps[i].scalar_ov != '\0') {                                       \
+      static const TypedOp<TSSig> op(join(#name, kOps[i].scalar_ov));                 \
+      return op.call(self, other);                                                    \
+    } else {                                                                          \
+      return name(self, wrapped_scalar(other));                                       \
+    }                                                                                 \
+  }                                                                                   \
   Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other) {          \
     constexpr int i = row(#name);                                                     \
     static const TypedOp<TTOutSig> op(out_name(#name, kOps[i].tensor_ov));            \

@@ -175,6 +175,11 @@ TEST(AutogradFormulas, Pow) {
   Tensor x = zeros({2}, kDouble), e = input({2}, 10, 1, 2);
   std::vector<Tensor> g = ag::grad({sum(pow(x, e))}, {e});
   EXPECT_EQ(as_double(g[0]), std::vector<double>(2, 0.0));
+  // pow(Tensor, number) from C++ keeps the number in double in its derivative: d/dx x^(1/3)
+  // at 8 is 1/12 (a wrapped 0-dim exponent once rounded e - 1 to float32: 0.0833333402).
+  Tensor eight = full({1}, 8.0, TensorOptions().dtype(kDouble));
+  ag::set_requires_grad(eight);
+  EXPECT_NEAR(as_double(ag::grad({sum(pow(eight, 1.0 / 3))}, {eight})[0])[0], 1.0 / 12, 1e-16);
   // complex
   check_grads([](const V& v) { return pow(v[0], v[1]); }, {cinput({4}, 11, 0.2, 0.8), cinput({4}, 12, 0.2, 0.8)});
   check_grads([](const V& v) { return op_ts("pow.Tensor_Scalar", v[0], Scalar(C(1.5, 0.5))); }, {cinput({4}, 13, 0.2, 0.8)});
