@@ -8,6 +8,7 @@
 #include "common.h"
 #include "ember/autograd.h"
 #include "ember/autograd_functional.h"
+#include "ember/dispatch.h"
 #include "ember/gradcheck.h"
 
 namespace ember::py {
@@ -146,6 +147,23 @@ struct NodeHookHandle {
   }
 };
 
+// ---- nn.UninitializedParameter / UninitializedBuffer (python/ember/nn/parameter.py): their
+// tensors carry the Uninitialized key, whose fallback rejects every op as PyTorch's
+// __torch_function__ does, except the conversions and copies that lazy modules rely on
+// (Module.to / .double(), load_state_dict), which run below the key.
+void uninitialized_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
+  const std::string& name = op.schema().name;
+  if (name == "to" || name == "copy_") {
+    ExcludeKeyGuard guard(DispatchKey::Uninitialized);
+    op.call_boxed(ks.remove(DispatchKey::Uninitialized), stack);
+    return;
+  }
+  EMBER_FAIL(ValueError, "Attempted to use an uninitialized parameter in ", name,
+             ". This error happens when you are using a `LazyModule` or explicitly manipulating "
+             "`ember.nn.parameter.UninitializedParameter` or `UninitializedBuffer` objects. When using LazyModules "
+             "Call `forward` with a dummy batch to initialize the parameters before calling ember functions");
+}
+
 }  // namespace
 
 void init_autograd(PyObject* mod) {
@@ -187,6 +205,15 @@ void init_autograd(PyObject* mod) {
   m.def("_retain_grad", [](pyb::handle t) { ag::retain_grad(as_tensor(t)); });
   m.def("_retains_grad", [](pyb::handle t) { return ag::retains_grad(as_tensor(t)); });
   m.def("_detach_", [](pyb::handle t) { ag::detach_(as_tensor(t)); });
+  Dispatcher::get().set_fallback(DispatchKey::Uninitialized, &uninitialized_fallback);
+  m.def("_set_uninitialized", [](pyb::handle t, bool v) {
+    const DispatchKeySet k(DispatchKey::Uninitialized);
+    if (v) as_tensor(t).impl()->add_keys(k);
+    else as_tensor(t).impl()->remove_keys(k);
+  });
+  m.def("_is_uninitialized", [](pyb::handle t) {
+    return as_tensor(t).key_set().has(DispatchKey::Uninitialized);
+  });
   m.def("_register_hook", [](pyb::handle t, pyb::object hook) {
     return ag::register_hook(as_tensor(t), [hook](const Tensor& g) {
       pyb::gil_scoped_acquire gil;

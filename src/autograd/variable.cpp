@@ -196,7 +196,9 @@ Tensor detach(const Tensor& t) {
     NoGradGuard no_grad;
     r = t.alias();
   }
-  r.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+  // Outside every graph, and a plain tensor even when t is an uninitialized (lazy) parameter:
+  // its .data, as PyTorch's, may be used in ops.
+  r.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd).add(DispatchKey::Uninitialized));
   r.impl()->set_autograd_meta(nullptr);
   r.impl()->set_view_base(Ref<TensorImpl>());  // not a view as far as autograd is concerned
   return r;

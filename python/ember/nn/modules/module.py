@@ -14,7 +14,7 @@ from collections import OrderedDict, namedtuple
 from ... import _C
 from ..._C import Tensor
 from ...autograd import Function, no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 # Only Module reaches ember.nn (modules/__init__ star-imports this file), as in torch.nn; the
 # global hook functions are ember.nn.modules.module.register_module_*.
@@ -473,7 +473,8 @@ class Module:
             if applied is not param:
                 param.data = applied
                 if requires_grad:
-                    param.requires_grad_(True)
+                    # Through the class: an uninitialized (lazy) parameter refuses its methods.
+                    Tensor.requires_grad_(param, True)
             if grad is not None:
                 with no_grad():
                     grad_applied = fn(grad)
@@ -780,9 +781,12 @@ class Module:
                     error_msgs.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
                                       f"Tensor-like object from checkpoint but received {type(input_param)}")
                     continue
-                if len(param.shape) == 0 and len(input_param.shape) == 1:
+                # An uninitialized (lazy) parameter has no shape to check: loading one into an
+                # initialized module raises when input_param.shape is read, as in PyTorch.
+                is_param_lazy = is_lazy(param)
+                if not is_param_lazy and len(param.shape) == 0 and len(input_param.shape) == 1:
                     input_param = input_param[0]
-                if input_param.shape != param.shape:
+                if not is_param_lazy and input_param.shape != param.shape:
                     error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} "
                                       f"from checkpoint, the shape in current model is {param.shape}.")
                     continue
@@ -945,6 +949,11 @@ class Module:
                     p.grad.zero_()
 
     def share_memory(self):
+        # Nothing to move (no shared-memory tensors here); an uninitialized (lazy) parameter or
+        # buffer refuses, as in PyTorch.
+        for t in itertools.chain(self.parameters(), self.buffers()):
+            if is_lazy(t):
+                t.share_memory_()
         return self
 
     # ------------------------------------------------------------ printing
