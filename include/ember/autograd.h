@@ -93,6 +93,14 @@ struct Edge {
 // A gradient hook: may return a replacement gradient (undefined: keep the gradient).
 using GradHook = std::function<Tensor(const Tensor&)>;
 
+// A node's post hook (torch's Node::register_hook, a FunctionPostHook): called after the node
+// ran, with grad_inputs, the gradients it produced (one per next edge, w.r.t. the forward op's
+// inputs; undefined for an input that gets none) and grad_outputs, the gradients that flowed
+// into it (w.r.t. the forward op's outputs, after the tensors' own hooks). Returns nullopt to
+// keep grad_inputs, or replacements: as many as grad_inputs, undefined to drop a gradient.
+using PostHook = std::function<std::optional<std::vector<Tensor>>(const std::vector<Tensor>& grad_inputs,
+                                                                  const std::vector<Tensor>& grad_outputs)>;
+
 // A backward function. Its inputs are the gradients of the forward op's outputs; its outputs
 // are the gradients of the forward op's inputs, sent along next_edges() in order.
 class Node : public std::enable_shared_from_this<Node> {
@@ -122,12 +130,29 @@ class Node : public std::enable_shared_from_this<Node> {
   // Where the node was created, when anomaly mode was on then; null otherwise.
   const std::string* anomaly_trace() const { return anomaly_trace_.get(); }
 
+  // Post hooks, run in registration order each time a backward pass runs the node, each on
+  // what the previous one returned. register_hook returns a handle for remove_hook (removing
+  // one twice, or one that is not there, does nothing).
+  int64_t register_hook(PostHook hook);
+  void remove_hook(int64_t handle);
+  bool has_post_hooks() const { return !post_hooks_.empty(); }
+  // grad_inputs as the hooks leave them; raises when one returns the wrong number of values.
+  std::vector<Tensor> run_post_hooks(std::vector<Tensor> grad_inputs, const std::vector<Tensor>& grad_outputs);
+
  protected:
   std::vector<Edge> next_edges_;
   uint32_t num_inputs_ = 1;
   uint64_t sequence_nr_;
   std::vector<std::pair<uint32_t, GradHook>> input_hooks_;
   std::unique_ptr<std::string> anomaly_trace_;
+
+ private:
+  struct PostHookEntry {
+    int64_t id;
+    PostHook fn;
+    bool alive = true;  // false once removed: a pass that already copied the list skips it
+  };
+  std::vector<std::shared_ptr<PostHookEntry>> post_hooks_;
 };
 
 // ---------------------------------------------------------------- tensors

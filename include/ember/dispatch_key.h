@@ -23,6 +23,9 @@ enum class DispatchKey : uint8_t {
   Autograd,
   Vmap,
   Trace,
+  // On the tensors of torch.nn's uninitialized (lazy) parameters and buffers: the Python
+  // layer's fallback rejects every op but the few that may touch them (python/bindings/lazy.cpp).
+  Uninitialized,
   NumKeys,
 };
 constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);

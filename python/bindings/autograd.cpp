@@ -8,6 +8,7 @@
 #include "common.h"
 #include "ember/autograd.h"
 #include "ember/autograd_functional.h"
+#include "ember/dispatch.h"
 #include "ember/gradcheck.h"
 
 namespace ember::py {
@@ -80,6 +81,89 @@ void def_product(pyb::module_& m, const char* name, ProductFn f) {
   });
 }
 
+// ---- grad_fn.register_hook: a Python post hook, hook(grad_inputs, grad_outputs) -> None or a
+// tuple of replacements, checked as PyTorch 1.13 checks them (python_hook.cpp's check_result).
+std::string hook_name(const pyb::handle& hook) {
+  if (pyb::hasattr(hook, "__name__")) return pyb::str(hook.attr("__name__")).cast<std::string>();
+  return "<unknown>";
+}
+pyb::tuple to_py_tuple(const std::vector<Tensor>& ts) {
+  pyb::tuple r(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) r[i] = ts[i].defined() ? to_py(ts[i]) : pyb::none();
+  return r;
+}
+// A type's short name ('Tensor', 'list'), as PyTorch's messages print it.
+std::string short_type_name(pyb::handle o) {
+  return pyb::str(pyb::handle(reinterpret_cast<PyObject*>(Py_TYPE(o.ptr()))).attr("__name__")).cast<std::string>();
+}
+[[noreturn]] void raise_py(PyObject* type, const std::string& msg) {
+  PyErr_SetString(type, msg.c_str());
+  throw pyb::error_already_set();
+}
+ag::PostHook py_post_hook(pyb::object hook) {
+  // The hook is shared so that the std::function (copied by the engine) never copies a
+  // Python reference without the GIL.
+  auto h = std::make_shared<pyb::object>(std::move(hook));
+  return [h](const std::vector<Tensor>& grad_inputs,
+             const std::vector<Tensor>& grad_outputs) -> std::optional<std::vector<Tensor>> {
+    pyb::gil_scoped_acquire gil;
+    pyb::tuple prev = to_py_tuple(grad_inputs);
+    pyb::object r = (*h)(prev, to_py_tuple(grad_outputs));
+    if (r.is_none()) return std::nullopt;
+    if (!PyTuple_Check(r.ptr()))
+      raise_py(PyExc_TypeError, "expected tuple, but hook returned '" + short_type_name(r) + "'");
+    pyb::tuple res = pyb::reinterpret_borrow<pyb::tuple>(r);
+    const std::string name = hook_name(*h);
+    if (res.size() != prev.size())
+      raise_py(PyExc_RuntimeError, "hook '" + name + "' has returned an incorrect number of values (got " +
+                                       std::to_string(res.size()) + ", but expected " +
+                                       std::to_string(prev.size()) + ")");
+    std::vector<Tensor> out(res.size());
+    for (size_t i = 0; i < res.size(); ++i) {
+      pyb::handle v = res[i];
+      if (v.is_none()) continue;
+      if (!grad_inputs[i].defined()) raise_py(PyExc_RuntimeError, "can't replace a None gradient with a non-None value");
+      if (!is_tensor(v.ptr()))
+        raise_py(PyExc_TypeError, "expected Variable, but hook returned '" + short_type_name(v) + "'");
+      const Tensor& t = unwrap(v.ptr());
+      const Tensor& o = grad_inputs[i];
+      if (t.dtype() != o.dtype() || t.device() != o.device())
+        raise_py(PyExc_RuntimeError, "hook '" + name + "' has changed the type of value (was " +
+                                         pyb::str(prev[i].attr("type")()).cast<std::string>() + " got " +
+                                         pyb::str(v.attr("type")()).cast<std::string>() + ")");
+      if (t.sizes() != o.sizes()) raise_py(PyExc_RuntimeError, "hook '" + name + "' has changed the size of value");
+      out[i] = t;
+    }
+    return out;
+  };
+}
+
+// What grad_fn.register_hook returns: remove() takes the hook off the node, if it still lives.
+struct NodeHookHandle {
+  std::weak_ptr<ag::Node> node;
+  int64_t id;
+  void remove() const {
+    if (auto n = node.lock()) n->remove_hook(id);
+  }
+};
+
+// ---- nn.UninitializedParameter / UninitializedBuffer (python/ember/nn/parameter.py): their
+// tensors carry the Uninitialized key, whose fallback rejects every op as PyTorch's
+// __torch_function__ does, except the conversions and copies that lazy modules rely on
+// (Module.to / .double(), load_state_dict), which run below the key.
+void uninitialized_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
+  const std::string& name = op.schema().name;
+  if (name == "to" || name == "copy_") {
+    ExcludeKeyGuard guard(DispatchKey::Uninitialized);
+    op.call_boxed(ks.remove(DispatchKey::Uninitialized), stack);
+    return;
+  }
+  EMBER_FAIL(ValueError, "Attempted to use an uninitialized parameter in ", name,
+             ". This error happens when you are using a `LazyModule` or explicitly manipulating "
+             "`ember.nn.parameter.UninitializedParameter` or `UninitializedBuffer` objects. When using LazyModules "
+             "Call `forward` with a dummy batch to initialize the parameters before calling ember functions");
+}
+
 }  // namespace
 
 void init_autograd(PyObject* mod) {
@@ -94,7 +178,20 @@ void init_autograd(PyObject* mod) {
         }
         return r;
       })
+      // Two grad_fn objects are equal when they are the same node (wrappers may differ).
+      .def("__eq__", [](const ag::Node& a, pyb::handle b) {
+        return pyb::isinstance<ag::Node>(b) && &a == &b.cast<const ag::Node&>();
+      })
+      .def("__hash__", [](const ag::Node& n) { return std::hash<const void*>()(&n); })
+      .def("register_hook",
+           [](const std::shared_ptr<ag::Node>& n, pyb::object hook) {
+             return NodeHookHandle{n, n->register_hook(py_post_hook(std::move(hook)))};
+           })
       .def("__repr__", [](const ag::Node& n) { return "<" + n.name() + " object>"; });
+  pyb::class_<NodeHookHandle>(m, "_NodeHookHandle")
+      .def("remove", &NodeHookHandle::remove)
+      .def("__enter__", [](pyb::object self) { return self; })
+      .def("__exit__", [](const NodeHookHandle& h, pyb::args) { h.remove(); });
 
   m.def("_requires_grad", [](pyb::handle t) { return ag::requires_grad(as_tensor(t)); });
   m.def("_set_requires_grad", [](pyb::handle t, bool v) { ag::set_requires_grad(as_tensor(t), v); });
@@ -108,6 +205,15 @@ void init_autograd(PyObject* mod) {
   m.def("_retain_grad", [](pyb::handle t) { ag::retain_grad(as_tensor(t)); });
   m.def("_retains_grad", [](pyb::handle t) { return ag::retains_grad(as_tensor(t)); });
   m.def("_detach_", [](pyb::handle t) { ag::detach_(as_tensor(t)); });
+  Dispatcher::get().set_fallback(DispatchKey::Uninitialized, &uninitialized_fallback);
+  m.def("_set_uninitialized", [](pyb::handle t, bool v) {
+    const DispatchKeySet k(DispatchKey::Uninitialized);
+    if (v) as_tensor(t).impl()->add_keys(k);
+    else as_tensor(t).impl()->remove_keys(k);
+  });
+  m.def("_is_uninitialized", [](pyb::handle t) {
+    return as_tensor(t).key_set().has(DispatchKey::Uninitialized);
+  });
   m.def("_register_hook", [](pyb::handle t, pyb::object hook) {
     return ag::register_hook(as_tensor(t), [hook](const Tensor& g) {
       pyb::gil_scoped_acquire gil;

@@ -126,6 +126,24 @@ void mark_needed(const std::vector<Node*>& roots, GraphTask& task, bool all) {
   }
 }
 
+// Runs a node that has post hooks (Node::register_hook). Its hooks see grad_inputs with one
+// entry per next edge, undefined where the edge leads nowhere or to nothing this pass wants
+// (PyTorch computes no gradient there), and the node's incoming gradients as grad_outputs.
+// As in PyTorch, the hooks run even when every incoming gradient is undefined.
+std::vector<Tensor> run_with_post_hooks(GraphTask& task, Node& n, std::vector<Tensor> inputs, bool any) {
+  const std::vector<Tensor> grad_outputs = inputs;
+  std::vector<Tensor> outputs;
+  if (any) {
+    outputs = AnomalyMode::is_enabled() ? apply_with_anomaly_checks(n, std::move(inputs)) : n.apply(std::move(inputs));
+    if (!task.keep_graph) n.release_saved();
+  }
+  const auto& edges = n.next_edges();
+  outputs.resize(edges.size());
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (!edges[i].fn || !task.nodes.needed(edges[i].fn.get())) outputs[i] = Tensor();
+  return n.run_post_hooks(std::move(outputs), grad_outputs);
+}
+
 void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector<Tensor>& root_grads) {
   // Every node reachable from the roots is in the table from here on: lookups only.
   NodeTable& nodes = task.nodes;
@@ -166,7 +184,9 @@ void run(GraphTask& task, const std::vector<Edge>& root_edges, const std::vector
     std::vector<Tensor> outputs;
     bool any = false;
     for (const Tensor& g : inputs) any = any || g.defined();
-    if (any && feeds_wanted) {
+    if (n->has_post_hooks() && feeds_wanted) [[unlikely]] {
+      outputs = run_with_post_hooks(task, *n, std::move(inputs), any);
+    } else if (any && feeds_wanted) {
       outputs = AnomalyMode::is_enabled() ? apply_with_anomaly_checks(*n, std::move(inputs))
                                           : n->apply(std::move(inputs));
       if (!task.keep_graph) n->release_saved();

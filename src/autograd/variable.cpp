@@ -34,6 +34,39 @@ std::vector<Tensor> Node::run_input_hooks(std::vector<Tensor> grads) const {
   return grads;
 }
 
+int64_t Node::register_hook(PostHook hook) {
+  EMBER_CHECK(hook != nullptr, RuntimeError, "register_hook: the hook is empty");
+  auto e = std::make_shared<PostHookEntry>();
+  e->id = next_hook_id++;
+  e->fn = std::move(hook);
+  post_hooks_.push_back(e);
+  return e->id;
+}
+
+void Node::remove_hook(int64_t handle) {
+  for (auto it = post_hooks_.begin(); it != post_hooks_.end(); ++it) {
+    if ((*it)->id != handle) continue;
+    (*it)->alive = false;
+    post_hooks_.erase(it);
+    return;
+  }
+}
+
+std::vector<Tensor> Node::run_post_hooks(std::vector<Tensor> grad_inputs, const std::vector<Tensor>& grad_outputs) {
+  // A copy: a hook may register or remove hooks of this node while it runs.
+  const std::vector<std::shared_ptr<PostHookEntry>> hooks = post_hooks_;
+  for (const auto& h : hooks) {
+    if (!h->alive) continue;
+    std::optional<std::vector<Tensor>> r = h->fn(grad_inputs, grad_outputs);
+    if (!r) continue;
+    EMBER_CHECK(r->size() == grad_inputs.size(), RuntimeError, "hook of ", name(),
+                " has returned an incorrect number of values (got ", r->size(), ", but expected ",
+                grad_inputs.size(), ")");
+    grad_inputs = std::move(*r);
+  }
+  return grad_inputs;
+}
+
 AutogradMeta* meta_of(const Tensor& t) {
   return t.defined() ? static_cast<AutogradMeta*>(t.impl()->autograd_meta()) : nullptr;
 }
@@ -163,7 +196,9 @@ Tensor detach(const Tensor& t) {
     NoGradGuard no_grad;
     r = t.alias();
   }
-  r.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+  // Outside every graph, and a plain tensor even when t is an uninitialized (lazy) parameter:
+  // its .data, as PyTorch's, may be used in ops.
+  r.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd).add(DispatchKey::Uninitialized));
   r.impl()->set_autograd_meta(nullptr);
   r.impl()->set_view_base(Ref<TensorImpl>());  // not a view as far as autograd is concerned
   return r;

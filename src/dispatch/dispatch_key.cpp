@@ -5,7 +5,7 @@ namespace ember {
 std::string_view dispatch_key_name(DispatchKey k) {
   static constexpr std::string_view names[] = {
       "Undefined", "CPU", "Meta", "CUDA", "HIP", "Custom0", "Custom1", "Custom2",
-      "Custom3", "Autograd", "Vmap", "Trace"};
+      "Custom3", "Autograd", "Vmap", "Trace", "Uninitialized"};
   int i = static_cast<int>(k);
   return i < kNumDispatchKeys ? names[i] : "Invalid";
 }

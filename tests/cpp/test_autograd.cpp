@@ -220,6 +220,65 @@ TEST(Autograd, HooksAndRetainGrad) {
   EXPECT_EQ(as_double(ag::grad(x)), std::vector<double>(3, 2.0));
 }
 
+// Node post hooks (grad_fn->register_hook): what they see, replacement, order, removal.
+TEST(Autograd, NodePostHooks) {
+  Tensor x = leaf({3}, 41), w = leaf({3}, 42);
+  Tensor y = mul(x, w);
+  std::shared_ptr<ag::Node> fn = ag::grad_fn(y);
+  std::vector<std::string> order;
+  std::vector<Tensor> seen_in, seen_out;
+  fn->register_hook([&](const std::vector<Tensor>& gi, const std::vector<Tensor>& go)
+                        -> std::optional<std::vector<Tensor>> {
+    order.push_back("first");
+    seen_in = gi;
+    seen_out = go;
+    return std::vector<Tensor>{mul(gi[0], 3.0), Tensor()};  // scale x's gradient, drop w's
+  });
+  const int64_t second = fn->register_hook([&](const std::vector<Tensor>& gi, const std::vector<Tensor>&)
+                                               -> std::optional<std::vector<Tensor>> {
+    order.push_back("second");
+    EXPECT_FALSE(gi[1].defined());  // sees the first hook's result
+    return std::nullopt;
+  });
+  ag::backward({sum(y)}, {}, /*retain_graph=*/true);
+  EXPECT_EQ(order, (std::vector<std::string>{"first", "second"}));
+  ASSERT_EQ(seen_in.size(), 2u);
+  ASSERT_EQ(seen_out.size(), 1u);
+  EXPECT_EQ(as_double(seen_out[0]), std::vector<double>(3, 1.0));
+  EXPECT_EQ(as_double(seen_in[0]), as_double(w));
+  EXPECT_EQ(as_double(seen_in[1]), as_double(x));
+  std::vector<double> want = as_double(w);
+  for (double& v : want) v *= 3;
+  EXPECT_EQ(as_double(ag::grad(x)), want);
+  EXPECT_FALSE(ag::grad(w).defined());
+
+  // Removed: only the first runs again.
+  fn->remove_hook(second);
+  fn->remove_hook(second);  // twice: nothing
+  order.clear();
+  ag::backward({sum(y)}, {}, true);
+  EXPECT_EQ(order, std::vector<std::string>{"first"});
+
+  // grad() computes nothing for an input it does not want: the hook sees it undefined.
+  Tensor z = mul(x, w);
+  std::vector<Tensor> gi_z;
+  ag::grad_fn(z)->register_hook([&](const std::vector<Tensor>& gi, const std::vector<Tensor>&)
+                                    -> std::optional<std::vector<Tensor>> {
+    gi_z = gi;
+    return std::nullopt;
+  });
+  ag::grad({sum(z)}, {x});
+  ASSERT_EQ(gi_z.size(), 2u);
+  EXPECT_TRUE(gi_z[0].defined());
+  EXPECT_FALSE(gi_z[1].defined());
+
+  // The wrong number of values is an error.
+  Tensor u = mul(x, w);
+  ag::grad_fn(u)->register_hook([](const std::vector<Tensor>& gi, const std::vector<Tensor>&)
+                                    -> std::optional<std::vector<Tensor>> { return std::vector<Tensor>{gi[0]}; });
+  testing::expect_error<RuntimeError>([&] { ag::backward({sum(u)}); }, "incorrect number of values (got 1, but expected 2)");
+}
+
 TEST(Autograd, GradOfUnusedAndErrors) {
   Tensor x = leaf({3}, 39), u = leaf({3}, 40);
   Tensor y = sum(exp(x));

@@ -769,6 +769,138 @@ def test_backward_hook_wrong_count_and_global_hooks():
     assert calls == ["Identity", "Sequential"]
 
 
+# ---------------------------------------------------------------- register_backward_hook
+def _tuple_module(lib, kind):
+    class M(lib.nn.Module):
+        def forward(self, a, b):
+            if kind == "tuple":
+                return a * b, a + b
+            if kind == "tuple_int":
+                return a * b, 3
+            if kind == "dict":
+                return {"x": a * b}
+            return a * b
+    return M()
+
+
+NON_FULL_MODELS = {
+    # (model factory, input shapes, how many inputs require grad)
+    "linear": (lambda lib: lib.nn.Linear(3, 2).double(), [(4, 3)]),
+    "linear_nobias": (lambda lib: lib.nn.Linear(3, 2, bias=False).double(), [(4, 3)]),
+    "linear_1d": (lambda lib: lib.nn.Linear(3, 2).double(), [(3,)]),
+    "linear_3d": (lambda lib: lib.nn.Linear(3, 2).double(), [(2, 4, 3)]),
+    "sequential": (lambda lib: lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Linear(4, 2),
+                                                 lib.nn.Tanh()).double(), [(4, 3)]),
+    "tuple": (lambda lib: _tuple_module(lib, "tuple"), [(3,), (3,)]),
+    "tuple_int": (lambda lib: _tuple_module(lib, "tuple_int"), [(3,), (3,)]),
+    "dict": (lambda lib: _tuple_module(lib, "dict"), [(3,), (3,)]),
+    "single": (lambda lib: _tuple_module(lib, "single"), [(3,), (3,)]),
+}
+
+
+def _first_tensor(out):
+    while not isinstance(out, (ember.Tensor, torch.Tensor)):
+        out = next(v for v in out.values()) if isinstance(out, dict) else out[0]
+    return out
+
+
+def _non_full_run(lib, make, case, modify):
+    shapes = NON_FULL_MODELS[case][1]
+    model = make(lib)
+    log = []
+
+    def hook(mod, gin, gout):
+        log.append((type(mod).__name__, tuple(map(to_np, gin)), tuple(map(to_np, gout))))
+        if modify is not None:
+            return tuple(None if g is None else g * modify for g in gin)
+
+    handle = model.register_backward_hook(hook)
+    rng = np.random.default_rng(3)
+    xs = [lib.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
+    import warnings as w_
+    with w_.catch_warnings(record=True) as caught:
+        w_.simplefilter("always")
+        out = model(*xs)
+    messages = [str(c.message) for c in caught]
+    first = _first_tensor(out)
+    (first * lib.tensor(rng.standard_normal(tuple(first.shape)))).sum().backward()
+    grads = [x.grad for x in xs] + [p.grad for p in model.parameters()]
+    handle.remove()
+    model(*xs)  # the removed hook is not registered again
+    return log, messages, grads
+
+
+@pytest.mark.parametrize("modify", [None, 0.5])
+@pytest.mark.parametrize("case", sorted(NON_FULL_MODELS))
+def test_register_backward_hook_matches_torch(case, modify):
+    """The deprecated hook sees the grad_inputs of the node that made the module's (first)
+    output, and its result replaces them; torch's warnings where it sees less than a full hook."""
+    make = _copyable(NON_FULL_MODELS[case][0])
+    t_log, t_msgs, t_grads = _non_full_run(torch, make, case, modify)
+    e_log, e_msgs, e_grads = _non_full_run(ember, make, case, modify)
+    assert e_msgs == t_msgs
+    assert len(e_log) == len(t_log) == 1
+    for (en, egi, ego), (tn, tgi, tgo) in zip(e_log, t_log):
+        assert en == tn
+        assert len(egi) == len(tgi) and len(ego) == len(tgo)
+        for eg, tg in zip(egi + ego, tgi + tgo):
+            assert (eg is None) == (tg is None)
+            if eg is not None:
+                np.testing.assert_allclose(eg, tg, rtol=1e-10, atol=1e-12)
+    for eg, tg in zip(e_grads, t_grads):
+        close(eg, tg)
+
+
+@pytest.mark.filterwarnings("ignore:Using a non-full backward hook")
+def test_register_backward_hook_mixing_and_errors():
+    from ember.nn.modules import module as mm
+    for lib in (ember, torch):
+        m = lib.nn.Linear(3, 2)
+        m.register_backward_hook(lambda *a: None)
+        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full backward hooks on a "
+                                               "single Module. Please use only one of them."):
+            m.register_full_backward_hook(lambda *a: None)
+        m = lib.nn.Linear(3, 2)
+        m.register_full_backward_hook(lambda *a: None)
+        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full backward hooks"):
+            m.register_backward_hook(lambda *a: None)
+    # A wrong number of grad_input values: the node hook's error, naming the module hook.
+    msgs = []
+    for lib in (ember, torch):
+        m = lib.nn.Linear(3, 2)
+
+        def bad(mod, gin, gout):
+            return gin[:1]
+        m.register_backward_hook(bad)
+        with pytest.raises(RuntimeError) as info:
+            m(lib.ones(2, 3, requires_grad=True)).sum().backward()
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1] == "hook 'bad' has returned an incorrect number of values (got 1, but expected 3)"
+    # No grad mode: nothing is registered and nothing warns.
+    m = ember.nn.Linear(3, 2)
+    m.register_backward_hook(lambda *a: pytest.fail("must not run"))
+    import warnings as w_
+    with w_.catch_warnings():
+        w_.simplefilter("error")
+        with ember.no_grad():
+            m(ember.ones(2, 3))
+    # Global hooks: one kind at a time.
+    calls = []
+    h = mm.register_module_backward_hook(lambda mod, gin, gout: calls.append(type(mod).__name__))
+    try:
+        with pytest.raises(RuntimeError, match="as a global Module hook"):
+            mm.register_module_full_backward_hook(lambda *a: None)
+        seq = ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.Tanh())
+        with pytest.warns(UserWarning):
+            y = seq(ember.ones(2, 3, requires_grad=True))
+        y.sum().backward()
+    finally:
+        h.remove()
+        mm._global_is_full_backward_hook = None
+    # Tanh and Sequential share the output node: both hooks run on it, then the Linear's (torch's order).
+    assert calls == ["Tanh", "Sequential", "Linear"]
+
+
 def test_module_call_without_forward_message():
     with pytest.raises(NotImplementedError, match=r'Module \[Module\] is missing the required "forward" function'):
         ember.nn.Module()(ember.ones(1))

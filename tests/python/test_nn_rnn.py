@@ -295,3 +295,116 @@ def test_lstm_proj_size_packed_and_errors():
             mod(lib.from_numpy(np.zeros((6, 3, 5))), tuple(lib.from_numpy(a) for a in bad))
         msgs.append(str(info.value))
     assert msgs[0] == "LSTM(5, 4, proj_size=2, num_layers=2, bidirectional=True): " + msgs[1]
+
+
+# ---------------------------------------------------------------- double backward
+DOUBLE_KINDS = [("RNN", {}), ("RNN", {"nonlinearity": "relu"}), ("LSTM", {}), ("LSTM", {"proj_size": 1}),
+                ("GRU", {})]
+DOUBLE_IDS = ["rnn_tanh", "rnn_relu", "lstm", "lstm_proj", "gru"]
+DOUBLE_CONFIGS = {
+    "l2_bi_hx": dict(num_layers=2, bidirectional=True),
+    "batch_first_hx": dict(num_layers=1, batch_first=True),
+    "packed_hx": dict(num_layers=2, bidirectional=True, packed=True),
+}
+
+
+def _run_cfg(lib, mod, kind, cfg, x, state):
+    if cfg.get("packed"):
+        pack = eru.pack_padded_sequence if lib is ember else torch.nn.utils.rnn.pack_padded_sequence
+        x = pack(x, [3, 2], enforce_sorted=True)
+    out, hn = mod(x, state)
+    outs = [out.data if cfg.get("packed") else out]
+    return outs + (list(hn) if isinstance(hn, tuple) else [hn])
+
+
+def _double_setup(kind, extra, cfg, lib_pair=True):
+    layer_cfg = {k: v for k, v in cfg.items() if k != "packed"}
+    e, t = _pair(kind, 2, 2, **layer_cfg, **extra)
+    T, B = 3, 2
+    shape = (B, T, 2) if cfg.get("batch_first") else (T, B, 2)
+    L = cfg["num_layers"] * (2 if cfg.get("bidirectional") else 1)
+    g = _rng(11)
+    x = g.standard_normal(shape)
+    hsize = extra.get("proj_size", 2)
+    states = [g.standard_normal((L, B, hsize))] + ([g.standard_normal((L, B, 2))] if kind == "LSTM" else [])
+    return e, t, x, states
+
+
+@pytest.mark.parametrize("kind,extra", DOUBLE_KINDS, ids=DOUBLE_IDS)
+@pytest.mark.parametrize("cfg_name", sorted(DOUBLE_CONFIGS))
+def test_gradgradcheck(kind, extra, cfg_name):
+    """Second derivatives of every layer type in float64, with respect to the input, the
+    initial states and every parameter, against finite differences."""
+    cfg = DOUBLE_CONFIGS[cfg_name]
+    e, _, x, states = _double_setup(kind, extra, cfg)
+    names = [n for n, _ in e.named_parameters()]
+    params = [p.detach().clone().requires_grad_() for _, p in e.named_parameters()]
+    inputs = [ember.from_numpy(x.copy()).requires_grad_()] + \
+        [ember.from_numpy(s.copy()).requires_grad_() for s in states] + params
+    n_states = len(states)
+
+    def fn(xi, *rest):
+        st, ws = rest[:n_states], rest[n_states:]
+        for n, w in zip(names, ws):
+            e._parameters[n] = w
+        state = tuple(st) if kind == "LSTM" else st[0]
+        return tuple(_run_cfg(ember, e, kind, cfg, xi, state))
+
+    assert ember.autograd.gradgradcheck(fn, inputs, atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize("kind,extra", DOUBLE_KINDS, ids=DOUBLE_IDS)
+@pytest.mark.parametrize("cfg_name", sorted(DOUBLE_CONFIGS))
+def test_double_backward_matches_torch(kind, extra, cfg_name):
+    """The gradient of a function of the first gradients (the squared input, state and
+    weight gradients) with respect to the weights, input and states, as torch gives it."""
+    cfg = DOUBLE_CONFIGS[cfg_name]
+    e, t, x, states = _double_setup(kind, extra, cfg)
+    results = {}
+    for lib, mod in ((ember, e), (torch, t)):
+        xi = lib.from_numpy(x.copy()).requires_grad_()
+        st = [lib.from_numpy(s.copy()).requires_grad_() for s in states]
+        state = tuple(st) if kind == "LSTM" else st[0]
+        outs = _run_cfg(lib, mod, kind, cfg, xi, state)
+        g = _rng(12)
+        loss = sum((o * lib.from_numpy(g.standard_normal(tuple(o.shape)))).sum() for o in outs)
+        params = [p for _, p in mod.named_parameters()]
+        firsts = lib.autograd.grad(loss, [xi, *st, *params], create_graph=True)
+        total = sum((f * f).sum() for f in firsts)
+        total.backward()
+        results[lib] = [xi.grad] + [s.grad for s in st] + [p.grad for p in params]
+    for a, b in zip(results[ember], results[torch]):
+        _close(a, b)
+
+
+@pytest.mark.parametrize("kind,extra", KINDS + [("LSTM", {"proj_size": 2})],
+                         ids=["rnn_tanh", "rnn_relu", "lstm", "gru", "lstm_proj"])
+def test_backward_twice_with_retain_graph(kind, extra):
+    e, t = _pair(kind, 5, 4, num_layers=2, bidirectional=True, **extra)
+    xe, xt = _both(_rng(8).standard_normal((4, 3, 5)))
+    for lib, mod, xi in ((ember, e, xe), (torch, t, xt)):
+        out = mod(xi)[0]
+        w = lib.from_numpy(_rng(9).standard_normal(tuple(out.shape)))
+        loss = (out * w).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+    _close(xe.grad, xt.grad)
+    te = dict(t.named_parameters())
+    for name, p in e.named_parameters():
+        _close(p.grad, te[name].grad)
+    # Without retain_graph, a second backward is refused, as in torch.
+    out = e(xe)[0]
+    loss = out.sum()
+    loss.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+
+
+def test_create_graph_on_the_fast_path_is_not_taken():
+    """A plain backward keeps the hand-written BPTT: its gradients carry no graph."""
+    e, _ = _pair("LSTM", 3, 2)
+    x = ember.from_numpy(_rng(10).standard_normal((4, 2, 3))).requires_grad_()
+    (gx,) = ember.autograd.grad(e(x)[0].sum(), x)
+    assert gx.grad_fn is None
+    (gx,) = ember.autograd.grad(e(x)[0].sum(), x, create_graph=True)
+    assert gx.grad_fn is not None

@@ -1,11 +1,14 @@
 """BatchNorm1d/2d/3d and InstanceNorm1d/2d/3d (torch.nn.modules.batchnorm / instancenorm)."""
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from ... import _C
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _NormBase(Module):
@@ -126,3 +129,58 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance norm over (N, C, D, H, W) or (C, D, H, W) inputs."""
     _batched_dim = 5
     _check_input_dim = _dim_checker((4, 5), "4D or 5D")
+
+
+# ---------------------------------------------------------------- lazy norms
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """num_features inferred from the first input's dim 1. As in PyTorch, affine and
+    track_running_stats default to True for the lazy instance norms too."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**factory_kwargs)
+            self.bias = UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory_kwargs)
+            self.running_var = UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = _C.tensor(0, dtype=_C.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+def _lazy_norm(name, base):
+    class LazyNorm(_LazyNormBase, base.__bases__[0]):
+        cls_to_become = base
+        _check_input_dim = base._check_input_dim
+
+    if hasattr(base, "_batched_dim"):
+        LazyNorm._batched_dim = base._batched_dim
+    LazyNorm.__name__ = LazyNorm.__qualname__ = name
+    LazyNorm.__doc__ = (f"A {base.__name__} whose num_features is inferred from the first input's dim 1; it becomes "
+                        f"a {base.__name__} after that first forward.")
+    return LazyNorm
+
+
+LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d)
+LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d)
+LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d)
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d)

@@ -1,13 +1,15 @@
 """Convolution layers (torch.nn.modules.conv) and Fold/Unfold, PixelShuffle/PixelUnshuffle."""
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .linear import Linear
 from .module import Module
 from ... import _C
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold",
-           "PixelShuffle", "PixelUnshuffle"]
+           "PixelShuffle", "PixelUnshuffle", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(v, n):
@@ -202,3 +204,79 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
+
+
+# ---------------------------------------------------------------- lazy convolutions
+class _LazyConvXdMixin(LazyModuleMixin):
+    """in_channels inferred from the first input (dim 1 batched, dim 0 unbatched)."""
+
+    def _lazy_init(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        num_dims_no_batch = self._dims + 1
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+
+def _lazy_conv(name, base):
+    class LazyConv(_LazyConvXdMixin, base):
+        cls_to_become = base
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                     padding_mode="zeros", device=None, dtype=None):
+            super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device=device,
+                             dtype=dtype)
+            self._lazy_init(out_channels, bias, device, dtype)
+
+    LazyConv.__name__ = LazyConv.__qualname__ = name
+    LazyConv.__doc__ = (f"A {base.__name__} whose in_channels is inferred from the first input; it becomes a "
+                        f"{base.__name__} after that first forward.")
+    return LazyConv
+
+
+def _lazy_conv_transpose(name, base):
+    class LazyConvTranspose(_LazyConvXdMixin, base):
+        cls_to_become = base
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                     dilation=1, padding_mode="zeros", device=None, dtype=None):
+            super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                             device=device, dtype=dtype)
+            self._lazy_init(out_channels, bias, device, dtype)
+
+    LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = name
+    LazyConvTranspose.__doc__ = (f"A {base.__name__} whose in_channels is inferred from the first input; it becomes "
+                                 f"a {base.__name__} after that first forward.")
+    return LazyConvTranspose
+
+
+LazyConv1d = _lazy_conv("LazyConv1d", Conv1d)
+LazyConv2d = _lazy_conv("LazyConv2d", Conv2d)
+LazyConv3d = _lazy_conv("LazyConv3d", Conv3d)
+LazyConvTranspose1d = _lazy_conv_transpose("LazyConvTranspose1d", ConvTranspose1d)
+LazyConvTranspose2d = _lazy_conv_transpose("LazyConvTranspose2d", ConvTranspose2d)
+LazyConvTranspose3d = _lazy_conv_transpose("LazyConvTranspose3d", ConvTranspose3d)

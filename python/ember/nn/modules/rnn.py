@@ -10,7 +10,7 @@ import numbers
 import warnings
 
 from ... import _C
-from ...autograd.function import Function, once_differentiable
+from ...autograd.function import Function
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -39,13 +39,71 @@ def _resize(state, n, source):
     return state
 
 
+def _recurrence_graph(mode, steps, reverse, H, xw, h0, c0, w_hh, b_hh, w_hr):
+    """_Recurrence's forward with differentiable ops (the cells' formulas), for a backward
+    that must itself be differentiable (create_graph). Returns [output, h_n(, c_n)]."""
+    lstm = mode == "LSTM"
+    h, c = h0, c0
+    done = []  # (first row, h, c) of rows that stopped running, as the forward writes them to h_n
+    outs = []
+    for off, bs in steps:
+        cur = h.size(0)
+        if bs < cur:
+            done.append((bs, h[bs:], c[bs:] if lstm else None))
+            h = h[:bs]
+            if lstm:
+                c = c[:bs]
+        elif bs > cur:
+            h = _resize(h, bs, h0)
+            if lstm:
+                c = _resize(c, bs, c0)
+        x = xw[off:off + bs]
+        if lstm:
+            g = _C.addmm(x, h, w_hh.t())
+            i, f, gg, o = g.chunk(4, 1)
+            c = _C.sigmoid(f) * c + _C.sigmoid(i) * _C.tanh(gg)
+            h = _C.sigmoid(o) * _C.tanh(c)
+            if w_hr is not None:
+                h = _C.mm(h, w_hr.t())
+        elif mode == "GRU":
+            gh = _C.mm(h, w_hh.t()) if b_hh is None else _C.addmm(b_hh, h, w_hh.t())
+            r = _C.sigmoid(x[:, :H] + gh[:, :H])
+            z = _C.sigmoid(x[:, H:2 * H] + gh[:, H:2 * H])
+            n = _C.tanh(x[:, 2 * H:] + r * gh[:, 2 * H:])
+            h = n + z * (h - n)
+        else:
+            pre = _C.addmm(x, h, w_hh.t())
+            h = _C.tanh(pre) if mode == "RNN_TANH" else _C.relu(pre)
+        outs.append(h)
+    # h_n: the last state run covers the first rows; the rows after it come from where they
+    # stopped, the latest write first (the reverse direction's first step drops rows of h0
+    # that its last step covers again).
+    hs, cs, covered = [h], [c], h.size(0)
+    for start, hd, cd in reversed(done):
+        if start == covered:
+            hs.append(hd)
+            cs.append(cd)
+            covered += hd.size(0)
+    res = [_C.cat(outs[::-1] if reverse else outs), _C.cat(hs) if len(hs) > 1 else h]
+    if lstm:
+        res.append(_C.cat(cs) if len(cs) > 1 else c)
+    return res
+
+
 class _Recurrence(Function):
     """One direction of one layer over precomputed input projections xw (N, G*H).
 
     mode: 'LSTM', 'GRU', 'RNN_TANH' or 'RNN_RELU'. LSTM and RNN have both biases folded
     into xw (b_hh is None); GRU keeps b_hh here since r multiplies h W_hn^T + b_hn. An LSTM
     with projections (w_hr of shape (P, H)) carries h = (o * tanh(c)) W_hr^T of size P.
-    Returns (output (N, H or P), h_n, c_n) with c_n only for LSTM."""
+    Returns (output (N, H or P), h_n, c_n) with c_n only for LSTM.
+
+    Its backward is hand-written backpropagation through time over the per-step values the
+    forward saved. When the backward itself must be differentiable (create_graph), it instead
+    reruns the forward with differentiable ops and differentiates that, so that higher-order
+    gradients are right; the saved inputs connect it to the forward's graph."""
+
+    _N_INPUTS = 6  # w_hh, w_hr, xw, h0, c0, b_hh lead the saved tensors; the steps' values follow
 
     @staticmethod
     def forward(ctx, mode, batch_sizes, reverse, xw, h0, c0, w_hh, b_hh, w_hr=None):
@@ -83,7 +141,7 @@ class _Recurrence(Function):
                 m = None
                 if whr_t is not None:
                     m, h = h, _C.mm(h, whr_t)
-                saved.append((h_prev, s, t, c_prev, tc, m))
+                saved += (h_prev, s, t, c_prev, tc, m)
             elif mode == "GRU":
                 gh = _C.mm(h, whh_t) if b_hh is None else _C.addmm(b_hh, h, whh_t)
                 rz = _C.sigmoid(x[:, :2 * H] + gh[:, :2 * H])
@@ -91,11 +149,11 @@ class _Recurrence(Function):
                 hh = gh[:, 2 * H:]
                 n = _C.tanh(_C.addcmul(x[:, 2 * H:], r, hh))
                 h = _C.addcmul(n, z, h - n)
-                saved.append((h_prev, rz, n, hh))
+                saved += (h_prev, rz, n, hh)
             else:
                 pre = _C.addmm(x, h, whh_t)
                 h = _C.tanh(pre) if mode == "RNN_TANH" else _C.relu(pre)
-                saved.append((h_prev, h))
+                saved += (h_prev, h)
             outs.append(h)
         hn[:h.size(0)] = h
         if lstm:
@@ -103,19 +161,25 @@ class _Recurrence(Function):
         if reverse:
             outs = outs[::-1]
         ctx.mode, ctx.steps, ctx.H = mode, steps, H
-        ctx.saved = saved
-        ctx.has_b_hh = b_hh is not None
         ctx.reverse = reverse
-        ctx.save_for_backward(w_hh, w_hr)
+        # Saved through the context (not as attributes), so that a backward pass that does not
+        # retain the graph frees them and one that does can run again.
+        ctx.save_for_backward(w_hh, w_hr, xw, h0, c0, b_hh, *saved)
         out = _C.cat(outs) if outs else xw.new_zeros((0, h0.size(1)))
         return (out, hn, cn) if lstm else (out, hn)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, dhn, dcn=None):
-        w_hh, w_hr = ctx.saved_tensors
-        mode, steps, H, saved = ctx.mode, ctx.steps, ctx.H, ctx.saved
+        if _C._is_grad_enabled():
+            return _Recurrence._differentiable_backward(ctx, dout, dhn, dcn)
+        all_saved = ctx.saved_tensors
+        w_hh, w_hr = all_saved[0], all_saved[1]
+        has_b_hh = all_saved[5] is not None
+        mode, steps, H = ctx.mode, ctx.steps, ctx.H
         lstm = mode == "LSTM"
+        k = {"LSTM": 6, "GRU": 4}.get(mode, 2)
+        flat = all_saved[_Recurrence._N_INPUTS:]
+        saved = [flat[j:j + k] for j in range(0, len(flat), k)]
         dh0 = _C.empty_like(dhn)
         dc0 = _C.empty_like(dcn) if lstm else None
         # State gradients start at the last step run; it has batch_sizes of that step.
@@ -175,10 +239,35 @@ class _Recurrence(Function):
         dxw = _C.cat(dxs) if ctx.reverse else _C.cat(dxs[::-1])
         dg_all, hp_all = _C.cat(dgs), _C.cat(hprevs)
         dw_hh = _C.mm(dg_all.t(), hp_all)
-        db_hh = dg_all.sum(0) if ctx.has_b_hh else None
+        db_hh = dg_all.sum(0) if has_b_hh else None
         dw_hr = _C.mm(_C.cat(dhs).t(), _C.cat(ms)) if w_hr is not None else None
-        ctx.saved = None
         return None, None, None, dxw, dh0, dc0, dw_hh, db_hh, dw_hr
+
+    @staticmethod
+    def _differentiable_backward(ctx, dout, dhn, dcn):
+        """The backward as a graph (create_graph): reruns the forward with differentiable ops
+        on the saved inputs and differentiates it with create_graph, so that the gradients
+        returned are differentiable in the forward's inputs and in dout, dhn, dcn."""
+        from ...autograd import grad as autograd_grad
+        w_hh, w_hr, xw, h0, c0, b_hh = ctx.saved_tensors[:_Recurrence._N_INPUTS]
+        # Forward argument order after (mode, batch_sizes, reverse).
+        args = [xw, h0, c0, w_hh, b_hh, w_hr]
+        wanted = [i for i, a in enumerate(args) if a is not None and a.requires_grad]
+        # Each input enters through an alias of its own, so that the gradients captured are
+        # those of this rerun alone, whatever else the inputs feed.
+        aliased = list(args)
+        for i in wanted:
+            aliased[i] = args[i].view_as(args[i])
+        res = _recurrence_graph(ctx.mode, ctx.steps, ctx.reverse, ctx.H, *aliased)
+        grads_out = [dout, dhn, dcn][:len(res)]
+        roots = [(r, g) for r, g in zip(res, grads_out) if r.requires_grad]
+        grads = [None] * len(args)
+        if wanted and roots:
+            got = autograd_grad([r for r, _ in roots], [aliased[i] for i in wanted], [g for _, g in roots],
+                                create_graph=True, allow_unused=True)
+            for i, g in zip(wanted, got):
+                grads[i] = g
+        return (None, None, None, *grads)
 
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
