@@ -24,7 +24,7 @@ enum class DispatchKey : uint8_t {
   Vmap,
   Trace,
   // On the tensors of torch.nn's uninitialized (lazy) parameters and buffers: the Python
-  // layer's fallback rejects every op but the few that may touch them (python/bindings/lazy.cpp).
+  // layer's fallback rejects every op but the few that may touch them (python/bindings/autograd.cpp).
   Uninitialized,
   NumKeys,
 };
