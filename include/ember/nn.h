@@ -10,3 +10,5 @@
 #include "ember/nn/norm.h"
 #include "ember/nn/activation.h"
 #include "ember/nn/loss.h"
+#include "ember/nn/rnn.h"
+#include "ember/nn/transformer.h"
