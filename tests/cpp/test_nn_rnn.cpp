@@ -220,6 +220,12 @@ TEST(NnRnn, InitializationAndAllWeights) {
   EXPECT_TRUE(aw[3][0].is_same(lstm.named_parameters()["weight_ih_l1_reverse"]));
   EXPECT_EQ(aw[3][0].sizes(), IntArrayRef({64, 8}));  // 4 gates x 16; 2 directions x proj 4
   EXPECT_EQ(aw[3][4].sizes(), IntArrayRef({4, 16}));
+  // Converting the module converts every weight the layers read.
+  lstm.to(kDouble);
+  auto [out, h, c] = lstm.forward(randn({5, 2, 3}, nullptr, TensorOptions(kDouble)));
+  EXPECT_EQ(out.dtype(), kDouble);
+  EXPECT_EQ(out.sizes(), IntArrayRef({5, 2, 8}));  // 2 directions x proj_size 4
+  EXPECT_EQ(c.sizes(), IntArrayRef({4, 2, 16}));
 }
 
 // Dropout between layers: only while training, never after the last layer.
@@ -557,6 +563,10 @@ TEST(NnTransformer, ClonesAndInit) {
   // Unbatched inputs go through the whole model.
   t.eval();
   EXPECT_EQ(t.forward(randn({5, 8}), randn({3, 8})).sizes(), IntArrayRef({3, 8}));
+  // Training mode (dropout in every block) runs forward and backward.
+  t.train();
+  autograd::backward({sum(t.forward(randn({5, 2, 8}), randn({3, 2, 8})))});
+  EXPECT_TRUE(ag::grad(t.named_parameters()["decoder.layers.0.multihead_attn.in_proj_weight"]).defined());
   const Tensor mask = nn::Transformer::generate_square_subsequent_mask(3);
   EXPECT_EQ(mask.dtype(), kFloat);
   EXPECT_EQ(mask.select(0, 0).select(0, 1).item<double>(), -testing::kInf);
