@@ -1,4 +1,5 @@
-// The C++ module API: a small MLP learns a 2-D classification task with hand-written SGD.
+// The C++ module API: a small MLP learns a 2-D classification task with hand-written SGD,
+// then an LSTM learns to continue sine waves.
 // Built next to tensor_demo: build/examples/nn_demo.
 #include <cstdio>
 #include <iostream>
@@ -23,6 +24,41 @@ struct Classifier : nn::ModuleBase<Classifier> {
   }
   Tensor forward(const Tensor& x) { return (*head)((*body)(x)); }
 };
+
+// A sequence model: an LSTM over (L, N, 1) inputs, and a Linear reading each step's output.
+struct NextStep : nn::ModuleBase<NextStep> {
+  std::shared_ptr<nn::LSTM> lstm;
+  std::shared_ptr<nn::Linear> head;
+
+  NextStep() {
+    lstm = register_module("lstm", nn::LSTM(nn::LSTMOptions{.input_size = 1, .hidden_size = 16}));
+    head = register_module("head", nn::Linear(16, 1));
+  }
+  Tensor forward(const Tensor& x) { return (*head)(std::get<0>((*lstm)(x))); }
+};
+
+// Trains NextStep to predict sin(0.3 (t + 1) + phase) from the values up to step t.
+void sequence_demo() {
+  const Tensor t = arange(21, TensorOptions(kFloat)).view({21, 1, 1});
+  const Tensor phase = (rand({1, 32, 1}) * 6.2832);
+  const Tensor wave = sin(t * 0.3 + phase);  // (21, 32, 1)
+  const Tensor x = wave.narrow(0, 0, 20), target = wave.narrow(0, 1, 20);
+
+  auto model = std::make_shared<NextStep>();
+  std::cout << "\n" << *model << "\n";
+  nn::MSELoss loss_fn;
+  const double lr = 0.3;
+  for (int step = 0; step <= 150; ++step) {
+    model->zero_grad();
+    Tensor loss = loss_fn((*model)(x), target);
+    autograd::backward({loss});
+    {
+      autograd::NoGradGuard no_grad;
+      for (Tensor p : model->parameters()) p.sub_(autograd::grad(p), lr);
+    }
+    if (step % 25 == 0) std::printf("step %3d  sequence loss %.5f\n", step, loss.item<double>());
+  }
+}
 
 }  // namespace
 
@@ -64,6 +100,8 @@ int main() {
     std::printf("\nstate_dict keys:");
     for (const auto& key : model->state_dict().keys()) std::printf(" %s", key.c_str());
     std::printf("\nreloaded model agrees: %s\n", equal((*copy)(x), (*model)(x)) ? "yes" : "no");
+
+    sequence_demo();
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -14,3 +14,5 @@
 #include "ember/nn/padding.h"
 #include "ember/nn/vision.h"
 #include "ember/nn/embedding_bag.h"
+#include "ember/nn/rnn.h"
+#include "ember/nn/transformer.h"

@@ -1,0 +1,334 @@
+// RNN, LSTM, GRU and their cells (include/ember/nn/rnn.h).
+#include "ember/nn/rnn.h"
+
+#include <cmath>
+
+#include "ember/autograd.h"
+#include "ember/nn/init.h"
+#include "ember/ops.h"
+#include "nn/check.h"
+
+namespace ember::nn {
+
+namespace {
+
+int64_t gate_count(const std::string& mode) { return mode == "LSTM" ? 4 : mode == "GRU" ? 3 : 1; }
+
+// "(2, 3, 4)": Python's tuple, as PyTorch's hidden-size messages print the expected size.
+std::string tuple3(int64_t a, int64_t b, int64_t c) { return detail::py_tuple(std::vector<int64_t>{a, b, c}); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- RNNBase
+
+RNNBase::RNNBase(const std::string& layer, RNNOptions o) : options(std::move(o)) {
+  const auto& op = options;
+  EMBER_CHECK(op.input_size >= 0 && op.hidden_size > 0, ValueError, layer,
+              ": input_size must be non-negative and hidden_size positive, got ", op.input_size, " and ",
+              op.hidden_size);
+  EMBER_CHECK(op.num_layers > 0, ValueError, layer, ": num_layers must be positive, got ", op.num_layers);
+  EMBER_CHECK(op.dropout >= 0 && op.dropout <= 1, ValueError, layer,
+              ": dropout should be a number in range [0, 1] representing the probability of an element being "
+              "zeroed, got ",
+              detail::py_float(op.dropout));
+  EMBER_CHECK(layer == "LSTM" || op.proj_size == 0, ValueError,
+              layer, ": proj_size argument is only supported for LSTM, not RNN or GRU");
+  EMBER_CHECK(op.proj_size >= 0, ValueError, layer,
+              ": proj_size should be a positive integer or zero to disable projections, got ", op.proj_size);
+  EMBER_CHECK(op.proj_size < op.hidden_size, ValueError, layer, ": proj_size has to be smaller than hidden_size, got ",
+              op.proj_size, " and ", op.hidden_size);
+  if (layer == "RNN") {
+    EMBER_CHECK(op.nonlinearity == "tanh" || op.nonlinearity == "relu", ValueError, layer,
+                ": Unknown nonlinearity '", op.nonlinearity, "' (expected 'tanh' or 'relu')");
+    mode = op.nonlinearity == "tanh" ? "RNN_TANH" : "RNN_RELU";
+  } else {
+    EMBER_CHECK(op.nonlinearity == "tanh", ValueError, layer, ": nonlinearity is only an option of RNN, got '",
+                op.nonlinearity, "'");
+    mode = layer;
+  }
+  const int64_t gate_size = gate_count(mode) * op.hidden_size;
+  const int64_t dirs = op.bidirectional ? 2 : 1;
+  const int64_t real_hidden = op.proj_size > 0 ? op.proj_size : op.hidden_size;
+  for (int64_t l = 0; l < op.num_layers; ++l) {
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t in = l == 0 ? op.input_size : real_hidden * dirs;
+      const std::string suffix = "_l" + std::to_string(l) + (d == 1 ? "_reverse" : "");
+      std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {{"weight_ih", {gate_size, in}},
+                                                                          {"weight_hh", {gate_size, real_hidden}}};
+      if (op.bias) {
+        shapes.push_back({"bias_ih", {gate_size}});
+        shapes.push_back({"bias_hh", {gate_size}});
+      }
+      if (op.proj_size > 0) shapes.push_back({"weight_hr", {op.proj_size, op.hidden_size}});
+      std::vector<std::string> names;
+      for (auto& [base, shape] : shapes) {
+        names.push_back(base + suffix);
+        register_parameter(names.back(), empty(shape, op.options));
+      }
+      weight_names_.push_back(std::move(names));
+    }
+  }
+  reset_parameters();
+}
+
+void RNNBase::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(options.hidden_size));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+
+std::vector<std::vector<Tensor>> RNNBase::all_weights() const {
+  std::vector<std::vector<Tensor>> out;
+  for (const auto& names : weight_names_) {
+    std::vector<Tensor> ws;
+    for (const auto& n : names) ws.push_back(local_parameters()[n]);
+    out.push_back(std::move(ws));
+  }
+  return out;
+}
+
+std::string RNNBase::extra_repr() const {
+  const auto& op = options;
+  std::string s = std::to_string(op.input_size) + ", " + std::to_string(op.hidden_size);
+  if (op.proj_size != 0) s += ", proj_size=" + std::to_string(op.proj_size);
+  if (op.num_layers != 1) s += ", num_layers=" + std::to_string(op.num_layers);
+  if (!op.bias) s += ", bias=False";
+  if (op.batch_first) s += ", batch_first=True";
+  if (op.dropout != 0) s += ", dropout=" + detail::py_float(op.dropout);
+  if (op.bidirectional) s += ", bidirectional=True";
+  return s;
+}
+
+std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tensor& h0_in, const Tensor& c0_in) {
+  const auto& op = options;
+  const bool lstm = mode == "LSTM", gru = mode == "GRU";
+  const std::string layer = name();
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, RuntimeError, layer,
+              ": expected input of shape (L, N, H_in)", op.batch_first ? " (batch_first: (N, L, H_in))" : "",
+              " or unbatched (L, H_in), got shape ", input.sizes());
+  EMBER_CHECK(input.size(-1) == op.input_size, RuntimeError, layer,
+              ": input.size(-1) must be equal to input_size. Expected ", op.input_size, ", got ", input.size(-1),
+              " (input of shape ", input.sizes(), ")");
+  EMBER_CHECK(input.is_floating_point(), TypeError, layer, ": expected a floating input, got ", input.dtype());
+  const Tensor& w0 = local_parameters()[weight_names_[0][0]];
+  detail::check_same_dtype(*this, input, w0);
+
+  const bool batched = input.dim() == 3;
+  // Time-major (L, N, H_in).
+  Tensor x = !batched ? input.unsqueeze(1) : op.batch_first ? input.transpose(0, 1) : input;
+  const int64_t T = x.size(0), B = x.size(1);
+  const int64_t dirs = op.bidirectional ? 2 : 1;
+  const int64_t H = op.hidden_size, H_out = op.proj_size > 0 ? op.proj_size : H;
+
+  auto state = [&](const Tensor& s, int64_t size, const char* what) -> Tensor {
+    if (!s.defined()) return zeros({op.num_layers * dirs, B, size}, TensorOptions(input.dtype()).device(input.device()));
+    const int64_t want = batched ? 3 : 2;
+    EMBER_CHECK(s.dim() == want, RuntimeError, layer, ": for ", batched ? "batched 3-D" : "unbatched 2-D",
+                " input, ", what, " should also be ", want, "-D but got ", s.dim(), "-D tensor of shape ", s.sizes());
+    Tensor s3 = batched ? s : s.unsqueeze(1);
+    EMBER_CHECK(s3.sizes() == IntArrayRef({op.num_layers * dirs, B, size}), RuntimeError, layer, ": Expected ",
+                what, " size ", tuple3(op.num_layers * dirs, B, size), ", got ",
+                detail::shape_str(s.sizes()), batched ? "" : " (unbatched, as (D * num_layers, H))");
+    detail::check_same_dtype(*this, s, w0, what);
+    return s3;
+  };
+  const Tensor h0 = state(h0_in, H_out, lstm ? "hidden[0]" : "hidden");
+  const Tensor c0 = lstm ? state(c0_in, H, "hidden[1]") : Tensor();
+
+  Tensors hns, cns;
+  for (int64_t l = 0; l < op.num_layers; ++l) {
+    if (l > 0 && op.dropout > 0 && is_training()) x = dropout(x, op.dropout, true);
+    Tensors dir_outs;
+    const Tensor x2 = x.reshape({T * B, x.size(2)});
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t idx = l * dirs + d;
+      const auto& names = weight_names_[static_cast<size_t>(idx)];
+      const Tensor& w_ih = local_parameters()[names[0]];
+      const Tensor& w_hh = local_parameters()[names[1]];
+      const Tensor w_hr = op.proj_size > 0 ? local_parameters()[names.back()] : Tensor();
+      Tensor b_hh;
+      Tensor xw;  // (T, B, G * H): the whole sequence's input projection, in one matmul
+      if (op.bias) {
+        Tensor b_ih = local_parameters()[names[2]];
+        b_hh = local_parameters()[names[3]];
+        if (!gru) {  // both biases go into the input projection (GRU's r multiplies h W_hn^T + b_hn)
+          b_ih = add(b_ih, b_hh);
+          b_hh = Tensor();
+        }
+        xw = addmm(b_ih, x2, w_ih.t());
+      } else {
+        xw = mm(x2, w_ih.t());
+      }
+      xw = xw.view({T, B, xw.size(1)});
+      const Tensor whh_t = w_hh.t(), whr_t = w_hr.defined() ? w_hr.t() : Tensor();
+      Tensor h = h0.select(0, idx), c = lstm ? c0.select(0, idx) : Tensor();
+      Tensors outs(static_cast<size_t>(T));
+      for (int64_t s = 0; s < T; ++s) {
+        const int64_t t = d == 1 ? T - 1 - s : s;
+        const Tensor xt = xw.select(0, t);
+        if (lstm) {
+          const Tensor g = addmm(xt, h, whh_t);
+          const Tensor sg = sigmoid(g);
+          const Tensor gi = sg.narrow(1, 0, H), gf = sg.narrow(1, H, H), go = sg.narrow(1, 3 * H, H);
+          const Tensor gg = tanh(g.narrow(1, 2 * H, H));
+          c = addcmul(mul(gf, c), gi, gg);
+          h = mul(go, tanh(c));
+          if (whr_t.defined()) h = mm(h, whr_t);
+        } else if (gru) {
+          const Tensor gh = b_hh.defined() ? addmm(b_hh, h, whh_t) : mm(h, whh_t);
+          const Tensor rz = sigmoid(add(xt.narrow(1, 0, 2 * H), gh.narrow(1, 0, 2 * H)));
+          const Tensor r = rz.narrow(1, 0, H), z = rz.narrow(1, H, H);
+          const Tensor n = tanh(addcmul(xt.narrow(1, 2 * H, H), r, gh.narrow(1, 2 * H, H)));
+          h = addcmul(n, z, sub(h, n));  // (1 - z) n + z h
+        } else {
+          const Tensor pre = addmm(xt, h, whh_t);
+          h = mode == "RNN_TANH" ? tanh(pre) : relu(pre);
+        }
+        outs[static_cast<size_t>(t)] = h;
+      }
+      dir_outs.push_back(stack(outs));
+      hns.push_back(h);
+      if (lstm) cns.push_back(c);
+    }
+    x = dirs == 1 ? dir_outs[0] : cat(dir_outs, 2);
+  }
+  Tensor out = x, hn = stack(hns), cn = lstm ? stack(cns) : Tensor();
+  if (!batched) {
+    out = out.squeeze(1);
+    hn = hn.squeeze(1);
+    if (lstm) cn = cn.squeeze(1);
+  } else if (op.batch_first) {
+    out = out.transpose(0, 1);
+  }
+  return {out, hn, cn};
+}
+
+std::tuple<Tensor, Tensor> RNN::forward(const Tensor& input, const Tensor& h0) {
+  auto [out, hn, cn] = run(input, h0, Tensor());
+  return {out, hn};
+}
+
+std::tuple<Tensor, Tensor, Tensor> LSTM::forward(const Tensor& input, const Tensor& h0, const Tensor& c0) {
+  EMBER_CHECK(h0.defined() == c0.defined(), RuntimeError, name(),
+              ": give both h0 and c0 (the initial hidden and cell states) or neither");
+  return run(input, h0, c0);
+}
+
+std::tuple<Tensor, Tensor> GRU::forward(const Tensor& input, const Tensor& h0) {
+  auto [out, hn, cn] = run(input, h0, Tensor());
+  return {out, hn};
+}
+
+// ---------------------------------------------------------------- cells
+
+RNNCellBase::RNNCellBase(const std::string& layer, RNNCellOptions o, int64_t num_chunks) : options(std::move(o)) {
+  const auto& op = options;
+  EMBER_CHECK(op.input_size >= 0 && op.hidden_size > 0, ValueError, layer,
+              ": input_size must be non-negative and hidden_size positive, got ", op.input_size, " and ",
+              op.hidden_size);
+  weight_ih = register_parameter("weight_ih", empty({num_chunks * op.hidden_size, op.input_size}, op.options));
+  weight_hh = register_parameter("weight_hh", empty({num_chunks * op.hidden_size, op.hidden_size}, op.options));
+  if (op.bias) {
+    bias_ih = register_parameter("bias_ih", empty({num_chunks * op.hidden_size}, op.options));
+    bias_hh = register_parameter("bias_hh", empty({num_chunks * op.hidden_size}, op.options));
+  }
+  reset_parameters();
+}
+
+void RNNCellBase::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(options.hidden_size));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+
+std::string RNNCellBase::extra_repr() const {
+  std::string s = std::to_string(options.input_size) + ", " + std::to_string(options.hidden_size);
+  if (!options.bias) s += ", bias=False";
+  if (options.nonlinearity != "tanh") s += ", nonlinearity=" + options.nonlinearity;
+  return s;
+}
+
+bool RNNCellBase::check_input(const Tensor& input) const {
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, RuntimeError, name(),
+              ": Expected input to be 1-D or 2-D but received ", input.dim(), "-D tensor of shape ", input.sizes());
+  EMBER_CHECK(input.size(-1) == options.input_size, RuntimeError, name(),
+              ": input has inconsistent input_size: got ", input.size(-1), " expected ", options.input_size,
+              " (input of shape ", input.sizes(), ")");
+  detail::check_same_dtype(*this, input, weight_ih);
+  return input.dim() == 2;
+}
+
+void RNNCellBase::check_state(const Tensor& input, const Tensor& hx, const char* what) const {
+  const bool ok = input.dim() == 2 ? hx.sizes() == IntArrayRef({input.size(0), options.hidden_size})
+                                   : hx.sizes() == IntArrayRef({options.hidden_size});
+  EMBER_CHECK(ok, RuntimeError, name(), ": expected ", what, " of shape ",
+              input.dim() == 2 ? "[" + std::to_string(input.size(0)) + ", " + std::to_string(options.hidden_size) + "]"
+                               : "[" + std::to_string(options.hidden_size) + "]",
+              " for input of shape ", input.sizes(), ", got ", hx.sizes());
+  detail::check_same_dtype(*this, hx, weight_ih, what);
+}
+
+Tensor RNNCellBase::gates_ih(const Tensor& input) const { return linear(input, weight_ih, detail::opt(bias_ih)); }
+Tensor RNNCellBase::gates_hh(const Tensor& hx) const { return linear(hx, weight_hh, detail::opt(bias_hh)); }
+
+RNNCell::RNNCell(RNNCellOptions o) : ModuleBase("RNNCell", std::move(o), 1) {
+  EMBER_CHECK(options.nonlinearity == "tanh" || options.nonlinearity == "relu", ValueError,
+              "RNNCell: Unknown nonlinearity '", options.nonlinearity, "' (expected 'tanh' or 'relu')");
+}
+
+Tensor RNNCell::forward(const Tensor& input, const Tensor& hx) {
+  const bool batched = check_input(input);
+  if (hx.defined()) check_state(input, hx, "hx");
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  // A zero state still goes through W_hh, so that it gets a (zero) gradient, as in PyTorch.
+  const Tensor h0 = hx.defined() ? (batched ? hx : hx.unsqueeze(0))
+                                 : zeros({x.size(0), options.hidden_size}, TensorOptions(x.dtype()).device(x.device()));
+  const Tensor pre = add(gates_ih(x), gates_hh(h0));
+  const Tensor h = options.nonlinearity == "tanh" ? tanh(pre) : relu(pre);
+  return batched ? h : h.squeeze(0);
+}
+
+LSTMCell::LSTMCell(LSTMCellOptions o) : ModuleBase("LSTMCell", std::move(o), 4) {
+  EMBER_CHECK(options.nonlinearity == "tanh", ValueError, "LSTMCell: nonlinearity is only an option of RNNCell");
+}
+
+std::tuple<Tensor, Tensor> LSTMCell::forward(const Tensor& input, const Tensor& hx, const Tensor& cx) {
+  const bool batched = check_input(input);
+  EMBER_CHECK(hx.defined() == cx.defined(), RuntimeError, name(),
+              ": give both hx and cx (the hidden and cell states) or neither");
+  const int64_t H = options.hidden_size;
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  Tensor h, c;
+  if (hx.defined()) {
+    check_state(input, hx, "hx");
+    check_state(input, cx, "cx");
+    h = batched ? hx : hx.unsqueeze(0);
+    c = batched ? cx : cx.unsqueeze(0);
+  } else {
+    h = c = zeros({x.size(0), H}, TensorOptions(x.dtype()).device(x.device()));
+  }
+  const Tensor g = add(gates_ih(x), gates_hh(h));
+  const Tensor sg = sigmoid(g);
+  const Tensor c2 = addcmul(mul(sg.narrow(1, H, H), c), sg.narrow(1, 0, H), tanh(g.narrow(1, 2 * H, H)));
+  const Tensor h2 = mul(sg.narrow(1, 3 * H, H), tanh(c2));
+  if (batched) return {h2, c2};
+  return {h2.squeeze(0), c2.squeeze(0)};
+}
+
+GRUCell::GRUCell(GRUCellOptions o) : ModuleBase("GRUCell", std::move(o), 3) {
+  EMBER_CHECK(options.nonlinearity == "tanh", ValueError, "GRUCell: nonlinearity is only an option of RNNCell");
+}
+
+Tensor GRUCell::forward(const Tensor& input, const Tensor& hx) {
+  const bool batched = check_input(input);
+  if (hx.defined()) check_state(input, hx, "hx");
+  const int64_t H = options.hidden_size;
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  const Tensor h = hx.defined() ? (batched ? hx : hx.unsqueeze(0))
+                                : zeros({x.size(0), H}, TensorOptions(x.dtype()).device(x.device()));
+  const Tensor gi = gates_ih(x), gh = gates_hh(h);
+  const Tensor rz = sigmoid(add(gi.narrow(1, 0, 2 * H), gh.narrow(1, 0, 2 * H)));
+  const Tensor n = tanh(addcmul(gi.narrow(1, 2 * H, H), rz.narrow(1, 0, H), gh.narrow(1, 2 * H, H)));
+  const Tensor h2 = addcmul(n, rz.narrow(1, H, H), sub(h, n));
+  return batched ? h2 : h2.squeeze(0);
+}
+
+}  // namespace ember::nn

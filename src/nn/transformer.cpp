@@ -1,0 +1,412 @@
+// MultiheadAttention and the transformer layers and stacks (include/ember/nn/transformer.h).
+#include "ember/nn/transformer.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ember/autograd.h"
+#include "ember/nn/init.h"
+#include "ember/ops.h"
+#include "nn/check.h"
+
+namespace ember::nn {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// One more column (false / 0) at the end of the last dim.
+Tensor pad_last(const Tensor& mask) {
+  std::vector<int64_t> shape(mask.sizes().begin(), mask.sizes().end());
+  shape.back() = 1;
+  return cat({mask, zeros(shape, TensorOptions(mask.dtype()).device(mask.device()))}, -1);
+}
+
+// A bool mask (true: masked out) as an additive float mask of 0 and -inf.
+Tensor float_mask(const Tensor& mask, ScalarType dtype) {
+  return masked_fill(zeros(mask.sizes(), TensorOptions(dtype).device(mask.device())), mask, kNegInf);
+}
+
+void check_mask_dtype(const std::string& layer, const Tensor& mask, const char* what) {
+  if (!mask.defined()) return;
+  EMBER_CHECK(mask.dtype() == kBool || mask.is_floating_point(), TypeError, layer, ": only bool and floating types of ",
+              what, " are supported, got ", mask.dtype());
+}
+
+Tensor activation_fn(const std::string& name, const Tensor& x) { return name == "relu" ? relu(x) : gelu(x); }
+
+void check_layer_options(const char* layer, const TransformerLayerOptions& o) {
+  EMBER_CHECK(o.activation == "relu" || o.activation == "gelu", ValueError, layer,
+              ": activation should be relu/gelu, not ", o.activation);
+  EMBER_CHECK(o.dim_feedforward > 0, ValueError, layer, ": dim_feedforward must be positive, got ", o.dim_feedforward);
+}
+
+MultiheadAttentionOptions attn_options(const TransformerLayerOptions& o) {
+  return {.embed_dim = o.d_model,
+          .num_heads = o.nhead,
+          .dropout = o.dropout,
+          .batch_first = o.batch_first,
+          .options = o.options};
+}
+
+std::shared_ptr<LayerNorm> layer_norm_of(const TransformerLayerOptions& o) {
+  return std::make_shared<LayerNorm>(
+      LayerNormOptions{.normalized_shape = {o.d_model}, .eps = o.layer_norm_eps, .options = o.options});
+}
+
+// PyTorch's deepcopy of a layer: same options, parameters copied, same mode.
+template <class L>
+std::shared_ptr<L> copy_layer(const L& layer) {
+  auto c = std::make_shared<L>(layer.options);
+  c->load_state_dict(layer.state_dict());
+  c->train(layer.is_training());
+  return c;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- MultiheadAttention
+
+MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& o) : options(o) {
+  EMBER_CHECK(o.embed_dim > 0 && o.num_heads > 0, ValueError,
+              "MultiheadAttention: embed_dim and num_heads must be positive, got ", o.embed_dim, " and ", o.num_heads);
+  EMBER_CHECK(o.embed_dim % o.num_heads == 0, ValueError, "MultiheadAttention: embed_dim must be divisible by num_heads, got embed_dim=",
+              o.embed_dim, " and num_heads=", o.num_heads);
+  EMBER_CHECK(o.dropout >= 0 && o.dropout <= 1, ValueError,
+              "MultiheadAttention: dropout probability has to be between 0 and 1, but got ", detail::py_float(o.dropout));
+  kdim = o.kdim.value_or(o.embed_dim);
+  vdim = o.vdim.value_or(o.embed_dim);
+  EMBER_CHECK(kdim > 0 && vdim > 0, ValueError, "MultiheadAttention: kdim and vdim must be positive, got ", kdim,
+              " and ", vdim);
+  head_dim = o.embed_dim / o.num_heads;
+  const int64_t E = o.embed_dim;
+  // Registration order is PyTorch's, for state_dict order.
+  if (kdim == E && vdim == E) {
+    in_proj_weight = register_parameter("in_proj_weight", empty({3 * E, E}, o.options));
+  } else {
+    q_proj_weight = register_parameter("q_proj_weight", empty({E, E}, o.options));
+    k_proj_weight = register_parameter("k_proj_weight", empty({E, kdim}, o.options));
+    v_proj_weight = register_parameter("v_proj_weight", empty({E, vdim}, o.options));
+  }
+  if (o.bias) in_proj_bias = register_parameter("in_proj_bias", empty({3 * E}, o.options));
+  out_proj = register_module(
+      "out_proj", std::make_shared<NonDynamicallyQuantizableLinear>(
+                      LinearOptions{.in_features = E, .out_features = E, .bias = o.bias, .options = o.options}));
+  if (o.add_bias_kv) {
+    bias_k = register_parameter("bias_k", empty({1, 1, E}, o.options));
+    bias_v = register_parameter("bias_v", empty({1, 1, E}, o.options));
+  }
+  reset_parameters();
+}
+
+void MultiheadAttention::reset_parameters() {
+  if (in_proj_weight.defined()) {
+    init::xavier_uniform_(in_proj_weight);
+  } else {
+    init::xavier_uniform_(q_proj_weight);
+    init::xavier_uniform_(k_proj_weight);
+    init::xavier_uniform_(v_proj_weight);
+  }
+  if (in_proj_bias.defined()) {
+    init::zeros_(in_proj_bias);
+    init::zeros_(out_proj->bias);
+  }
+  if (bias_k.defined()) init::xavier_normal_(bias_k);
+  if (bias_v.defined()) init::xavier_normal_(bias_v);
+}
+
+std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                       const Tensor& key_padding_mask, bool need_weights,
+                                                       const Tensor& attn_mask_in, bool average_attn_weights) {
+  const std::string layer = name();
+  const int64_t E = options.embed_dim, heads = options.num_heads;
+  // ---- shapes (PyTorch's checks, with the shapes in the message)
+  EMBER_CHECK(query.dim() == 2 || query.dim() == 3, RuntimeError, layer,
+              ": query should be unbatched 2D or batched 3D tensor, got shape ", query.sizes());
+  const bool batched = query.dim() == 3;
+  EMBER_CHECK(key.dim() == query.dim() && value.dim() == query.dim(), RuntimeError, layer, ": for ",
+              batched ? "batched (3-D)" : "unbatched (2-D)", " query, expected key and value to be ",
+              query.dim(), "-D, got shapes ", key.sizes(), " and ", value.sizes());
+  EMBER_CHECK(query.size(-1) == E, RuntimeError, layer, ": was expecting embedding dimension of ", E,
+              " (embed_dim), but got query of shape ", query.sizes());
+  EMBER_CHECK(key.size(-1) == kdim && value.size(-1) == vdim, RuntimeError, layer,
+              ": expected key with last dimension ", kdim, " (kdim) and value with ", vdim, " (vdim), got shapes ",
+              key.sizes(), " and ", value.sizes());
+  EMBER_CHECK(key.sizes().slice(0, key.dim() - 1) == value.sizes().slice(0, value.dim() - 1), RuntimeError, layer,
+              ": key and value must have the same sequence and batch dims, got shapes ", key.sizes(), " and ",
+              value.sizes());
+  const int64_t bdim = options.batch_first ? 0 : 1;
+  EMBER_CHECK(!batched || key.size(bdim) == query.size(bdim), RuntimeError, layer,
+              ": query and key must have the same batch size, got shapes ", query.sizes(), " and ", key.sizes());
+  detail::check_same_dtype(*this, query, out_proj->weight, "query");
+  detail::check_same_dtype(*this, key, out_proj->weight, "key");
+  detail::check_same_dtype(*this, value, out_proj->weight, "value");
+  check_mask_dtype(layer, key_padding_mask, "key_padding_mask");
+
+  // Time-major (L, N, E) views.
+  Tensor q_in = query, k_in = key, v_in = value, kpm = key_padding_mask;
+  if (!batched) {
+    q_in = query.unsqueeze(1), k_in = key.unsqueeze(1), v_in = value.unsqueeze(1);
+    if (kpm.defined()) kpm = kpm.unsqueeze(0);
+  } else if (options.batch_first) {
+    q_in = query.transpose(0, 1), k_in = key.transpose(0, 1), v_in = value.transpose(0, 1);
+  }
+  const int64_t L = q_in.size(0), N = q_in.size(1);
+  int64_t S = k_in.size(0);
+
+  Tensor attn_mask = attn_mask_in;
+  if (attn_mask.defined()) {
+    if (attn_mask.dtype() == kUInt8) attn_mask = attn_mask.to(kBool);
+    check_mask_dtype(layer, attn_mask, "attn_mask");
+    if (attn_mask.dim() == 2) {
+      EMBER_CHECK(attn_mask.sizes() == IntArrayRef({L, S}), RuntimeError, layer, ": The shape of the 2D attn_mask is ",
+                  attn_mask.sizes(), ", but should be ", detail::py_tuple(std::vector<int64_t>{L, S}), ".");
+      attn_mask = attn_mask.unsqueeze(0);
+    } else {
+      EMBER_CHECK(attn_mask.dim() == 3, RuntimeError, layer, ": attn_mask's dimension ", attn_mask.dim(),
+                  " is not supported (expected 2-D or 3-D), got shape ", attn_mask.sizes());
+      EMBER_CHECK(attn_mask.sizes() == IntArrayRef({N * heads, L, S}), RuntimeError, layer,
+                  ": The shape of the 3D attn_mask is ", attn_mask.sizes(), ", but should be ",
+                  detail::py_tuple(std::vector<int64_t>{N * heads, L, S}), ".");
+    }
+  }
+  if (kpm.defined()) {
+    EMBER_CHECK(kpm.sizes() == IntArrayRef({N, S}), RuntimeError, layer, ": expecting key_padding_mask shape of ",
+                batched ? detail::py_tuple(std::vector<int64_t>{N, S}) : detail::py_tuple(std::vector<int64_t>{S}),
+                ", but got ", key_padding_mask.sizes());
+  }
+
+  // ---- in-projection
+  Tensor w_q, w_k, w_v, b_q, b_k, b_v;
+  if (in_proj_weight.defined()) {
+    w_q = in_proj_weight.narrow(0, 0, E), w_k = in_proj_weight.narrow(0, E, E), w_v = in_proj_weight.narrow(0, 2 * E, E);
+  } else {
+    w_q = q_proj_weight, w_k = k_proj_weight, w_v = v_proj_weight;
+  }
+  if (in_proj_bias.defined())
+    b_q = in_proj_bias.narrow(0, 0, E), b_k = in_proj_bias.narrow(0, E, E), b_v = in_proj_bias.narrow(0, 2 * E, E);
+  Tensor q = linear(q_in, w_q, detail::opt(b_q));
+  Tensor k = linear(k_in, w_k, detail::opt(b_k));
+  Tensor v = linear(v_in, w_v, detail::opt(b_v));
+  if (bias_k.defined()) {
+    k = cat({k, repeat(bias_k, {1, N, 1})}, 0);
+    v = cat({v, repeat(bias_v, {1, N, 1})}, 0);
+    if (attn_mask.defined()) attn_mask = pad_last(attn_mask);
+    if (kpm.defined()) kpm = pad_last(kpm);
+  }
+  // Heads: (N * heads, seq, head_dim), batch index outer and head index inner, as PyTorch.
+  q = q.reshape({L, N * heads, head_dim}).transpose(0, 1);
+  k = k.reshape({k.size(0), N * heads, head_dim}).transpose(0, 1);
+  v = v.reshape({v.size(0), N * heads, head_dim}).transpose(0, 1);
+  if (options.add_zero_attn) {
+    const Tensor z = zeros({N * heads, 1, head_dim}, TensorOptions(k.dtype()).device(k.device()));
+    k = cat({k, z}, 1);
+    v = cat({v, z}, 1);
+    if (attn_mask.defined()) attn_mask = pad_last(attn_mask);
+    if (kpm.defined()) kpm = pad_last(kpm);
+  }
+  S = k.size(1);
+
+  // ---- one additive float mask, broadcast to (N * heads, L, S)
+  if (kpm.defined()) {
+    const Tensor km = kpm.reshape({N, 1, 1, S}).expand({N, heads, 1, S}).reshape({N * heads, 1, S});
+    if (!attn_mask.defined()) attn_mask = km;
+    else if (attn_mask.dtype() == kBool && km.dtype() == kBool) attn_mask = logical_or(attn_mask, km);
+    else {
+      if (attn_mask.dtype() == kBool) attn_mask = float_mask(attn_mask, q.dtype());
+      attn_mask = km.dtype() == kBool ? masked_fill(attn_mask.expand({N * heads, L, S}), km, kNegInf)
+                                      : add(attn_mask, km);
+    }
+  }
+  if (attn_mask.defined() && attn_mask.dtype() == kBool) attn_mask = float_mask(attn_mask, q.dtype());
+
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
+  const Tensor kt = k.transpose(1, 2);
+  Tensor scores = attn_mask.defined() ? baddbmm(attn_mask.expand({N * heads, L, S}), q, kt, 1, scale)
+                                      : mul(bmm(q, kt), scale);
+  Tensor w = softmax(scores, -1);
+  if (is_training() && options.dropout > 0) w = dropout(w, options.dropout, true);
+  Tensor out = bmm(w, v).transpose(0, 1).reshape({L, N, E});  // (L, N * heads, head_dim) -> (L, N, E)
+  out = (*out_proj)(out);
+  if (!batched) out = out.squeeze(1);
+  else if (options.batch_first) out = out.transpose(0, 1);
+  if (!need_weights) return {out, Tensor()};
+  w = w.view({N, heads, L, S});
+  if (average_attn_weights) w = div(sum(w, {1}), heads);
+  if (!batched) w = w.squeeze(0);
+  return {out, w};
+}
+
+// ---------------------------------------------------------------- encoder and decoder layers
+
+TransformerEncoderLayer::TransformerEncoderLayer(const TransformerLayerOptions& o) : options(o) {
+  check_layer_options("TransformerEncoderLayer", o);
+  self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(attn_options(o)));
+  linear1 = register_module("linear1", std::make_shared<Linear>(LinearOptions{
+                                           .in_features = o.d_model, .out_features = o.dim_feedforward, .options = o.options}));
+  dropout = register_module("dropout", std::make_shared<Dropout>(o.dropout));
+  linear2 = register_module("linear2", std::make_shared<Linear>(LinearOptions{
+                                           .in_features = o.dim_feedforward, .out_features = o.d_model, .options = o.options}));
+  norm1 = register_module("norm1", layer_norm_of(o));
+  norm2 = register_module("norm2", layer_norm_of(o));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(o.dropout));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(o.dropout));
+}
+
+Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask) {
+  check_mask_dtype(name(), src_key_padding_mask, "key_padding_mask");
+  auto sa = [&](const Tensor& x) {
+    return (*dropout1)(std::get<0>((*self_attn)(x, x, x, src_key_padding_mask, false, src_mask)));
+  };
+  auto ff = [&](const Tensor& x) {
+    return (*dropout2)((*linear2)((*dropout)(activation_fn(options.activation, (*linear1)(x)))));
+  };
+  Tensor x = src;
+  if (options.norm_first) {
+    x = add(x, sa((*norm1)(x)));
+    x = add(x, ff((*norm2)(x)));
+  } else {
+    x = (*norm1)(add(x, sa(x)));
+    x = (*norm2)(add(x, ff(x)));
+  }
+  return x;
+}
+
+std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const { return copy_layer(*this); }
+
+TransformerDecoderLayer::TransformerDecoderLayer(const TransformerLayerOptions& o) : options(o) {
+  check_layer_options("TransformerDecoderLayer", o);
+  self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(attn_options(o)));
+  multihead_attn = register_module("multihead_attn", std::make_shared<MultiheadAttention>(attn_options(o)));
+  linear1 = register_module("linear1", std::make_shared<Linear>(LinearOptions{
+                                           .in_features = o.d_model, .out_features = o.dim_feedforward, .options = o.options}));
+  dropout = register_module("dropout", std::make_shared<Dropout>(o.dropout));
+  linear2 = register_module("linear2", std::make_shared<Linear>(LinearOptions{
+                                           .in_features = o.dim_feedforward, .out_features = o.d_model, .options = o.options}));
+  norm1 = register_module("norm1", layer_norm_of(o));
+  norm2 = register_module("norm2", layer_norm_of(o));
+  norm3 = register_module("norm3", layer_norm_of(o));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(o.dropout));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(o.dropout));
+  dropout3 = register_module("dropout3", std::make_shared<Dropout>(o.dropout));
+}
+
+Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
+                                        const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
+                                        const Tensor& memory_key_padding_mask) {
+  auto sa = [&](const Tensor& x) {
+    return (*dropout1)(std::get<0>((*self_attn)(x, x, x, tgt_key_padding_mask, false, tgt_mask)));
+  };
+  auto mha = [&](const Tensor& x) {
+    return (*dropout2)(std::get<0>((*multihead_attn)(x, memory, memory, memory_key_padding_mask, false, memory_mask)));
+  };
+  auto ff = [&](const Tensor& x) {
+    return (*dropout3)((*linear2)((*dropout)(activation_fn(options.activation, (*linear1)(x)))));
+  };
+  Tensor x = tgt;
+  if (options.norm_first) {
+    x = add(x, sa((*norm1)(x)));
+    x = add(x, mha((*norm2)(x)));
+    x = add(x, ff((*norm3)(x)));
+  } else {
+    x = (*norm1)(add(x, sa(x)));
+    x = (*norm2)(add(x, mha(x)));
+    x = (*norm3)(add(x, ff(x)));
+  }
+  return x;
+}
+
+std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const { return copy_layer(*this); }
+
+// ---------------------------------------------------------------- stacks
+
+TransformerEncoder::TransformerEncoder(const std::shared_ptr<TransformerEncoderLayer>& encoder_layer,
+                                       int64_t num_layers, std::shared_ptr<LayerNorm> norm_)
+    : num_layers(num_layers) {
+  EMBER_CHECK(encoder_layer, ValueError, "TransformerEncoder: encoder_layer must not be null");
+  EMBER_CHECK(num_layers >= 0, ValueError, "TransformerEncoder: num_layers must be non-negative, got ", num_layers);
+  layers = register_module("layers", std::make_shared<ModuleList>());
+  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(encoder_layer->clone());
+  if (norm_) norm = register_module("norm", std::move(norm_));
+}
+
+Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask) {
+  check_mask_dtype(name(), src_key_padding_mask, "key_padding_mask");
+  Tensor x = src;
+  for (const auto& m : *layers)
+    x = (*std::static_pointer_cast<TransformerEncoderLayer>(m))(x, mask, src_key_padding_mask);
+  return norm ? (*norm)(x) : x;
+}
+
+TransformerDecoder::TransformerDecoder(const std::shared_ptr<TransformerDecoderLayer>& decoder_layer,
+                                       int64_t num_layers, std::shared_ptr<LayerNorm> norm_)
+    : num_layers(num_layers) {
+  EMBER_CHECK(decoder_layer, ValueError, "TransformerDecoder: decoder_layer must not be null");
+  EMBER_CHECK(num_layers >= 0, ValueError, "TransformerDecoder: num_layers must be non-negative, got ", num_layers);
+  layers = register_module("layers", std::make_shared<ModuleList>());
+  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(decoder_layer->clone());
+  if (norm_) norm = register_module("norm", std::move(norm_));
+}
+
+Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
+                                   const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
+                                   const Tensor& memory_key_padding_mask) {
+  Tensor x = tgt;
+  for (const auto& m : *layers)
+    x = (*std::static_pointer_cast<TransformerDecoderLayer>(m))(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                                                                memory_key_padding_mask);
+  return norm ? (*norm)(x) : x;
+}
+
+// ---------------------------------------------------------------- Transformer
+
+Transformer::Transformer(const TransformerOptions& o) : options(o) {
+  const TransformerLayerOptions lo{.d_model = o.d_model,
+                                   .nhead = o.nhead,
+                                   .dim_feedforward = o.dim_feedforward,
+                                   .dropout = o.dropout,
+                                   .activation = o.activation,
+                                   .layer_norm_eps = o.layer_norm_eps,
+                                   .batch_first = o.batch_first,
+                                   .norm_first = o.norm_first,
+                                   .options = o.options};
+  if (o.custom_encoder)
+    encoder = register_module("encoder", o.custom_encoder);
+  else
+    encoder = register_module("encoder", std::make_shared<TransformerEncoder>(
+                                             std::make_shared<TransformerEncoderLayer>(lo), o.num_encoder_layers,
+                                             layer_norm_of(lo)));
+  if (o.custom_decoder)
+    decoder = register_module("decoder", o.custom_decoder);
+  else
+    decoder = register_module("decoder", std::make_shared<TransformerDecoder>(
+                                             std::make_shared<TransformerDecoderLayer>(lo), o.num_decoder_layers,
+                                             layer_norm_of(lo)));
+  for (Tensor& p : parameters())
+    if (p.dim() > 1) init::xavier_uniform_(p);
+  options.custom_encoder = nullptr;  // held as encoder / decoder; not twice
+  options.custom_decoder = nullptr;
+}
+
+Tensor Transformer::forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask, const Tensor& tgt_mask,
+                            const Tensor& memory_mask, const Tensor& src_key_padding_mask,
+                            const Tensor& tgt_key_padding_mask, const Tensor& memory_key_padding_mask) {
+  EMBER_CHECK(src.dim() == tgt.dim() && (src.dim() == 2 || src.dim() == 3), RuntimeError, name(),
+              ": expected src and tgt both 3-D (batched) or both 2-D (unbatched), got shapes ", src.sizes(), " and ",
+              tgt.sizes());
+  const int64_t bdim = options.batch_first ? 0 : 1;
+  EMBER_CHECK(src.dim() == 2 || src.size(bdim) == tgt.size(bdim), RuntimeError, name(),
+              ": the batch number of src and tgt must be equal, got shapes ", src.sizes(), " and ", tgt.sizes());
+  EMBER_CHECK(src.size(-1) == options.d_model && tgt.size(-1) == options.d_model, RuntimeError, name(),
+              ": the feature number of src and tgt must be equal to d_model (", options.d_model, "), got shapes ",
+              src.sizes(), " and ", tgt.sizes());
+  const Tensor memory = (*encoder)(src, src_mask, src_key_padding_mask);
+  return (*decoder)(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask);
+}
+
+Tensor Transformer::generate_square_subsequent_mask(int64_t sz, TensorOptions options) {
+  EMBER_CHECK(sz >= 0, ValueError, "Transformer.generate_square_subsequent_mask: sz must be non-negative, got ", sz);
+  return triu(full({sz, sz}, kNegInf, options), 1);
+}
+
+}  // namespace ember::nn
