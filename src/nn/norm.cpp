@@ -11,39 +11,43 @@ namespace ember::nn {
 
 // ---------------------------------------------------------------- BatchNorm
 
-BatchNormNd::BatchNormNd(int64_t dims, BatchNormOptions o) : options(std::move(o)), dims_(dims) {
-  const auto& op = options;
-  EMBER_CHECK(op.num_features > 0, ValueError, "BatchNorm", dims, "d: num_features must be positive, got ",
-              op.num_features);
-  EMBER_CHECK(op.eps > 0, ValueError, "BatchNorm", dims, "d: eps must be positive, got ", op.eps);
-  if (op.affine) {
-    weight = register_parameter("weight", empty({op.num_features}, op.options));
-    bias = register_parameter("bias", empty({op.num_features}, op.options));
+NormBase::NormBase(const char* kind, int64_t dims, int64_t num_features, double eps, bool affine,
+                   bool track_running_stats, const TensorOptions& options) {
+  EMBER_CHECK(num_features > 0, ValueError, kind, dims, "d: num_features must be positive, got ", num_features);
+  EMBER_CHECK(eps > 0, ValueError, kind, dims, "d: eps must be positive, got ", eps);
+  if (affine) {
+    weight = register_parameter("weight", empty({num_features}, options));
+    bias = register_parameter("bias", empty({num_features}, options));
   }
-  if (op.track_running_stats) {
-    running_mean = register_buffer("running_mean", zeros({op.num_features}, op.options));
-    running_var = register_buffer("running_var", ones({op.num_features}, op.options));
+  if (track_running_stats) {
+    running_mean = register_buffer("running_mean", zeros({num_features}, options));
+    running_var = register_buffer("running_var", ones({num_features}, options));
     num_batches_tracked =
-        register_buffer("num_batches_tracked", scalar_tensor(0, TensorOptions(kInt64).device(op.options.device_)));
+        register_buffer("num_batches_tracked", scalar_tensor(0, TensorOptions(kInt64).device(options.device_)));
   }
   reset_parameters();
 }
 
-void BatchNormNd::reset_running_stats() {
-  if (!options.track_running_stats) return;
+void NormBase::reset_running_stats() {
+  if (!running_mean.defined()) return;
   autograd::NoGradGuard no_grad;
   running_mean.zero_();
   running_var.fill_(1);
   num_batches_tracked.zero_();
 }
 
-void BatchNormNd::reset_parameters() {
+void NormBase::reset_parameters() {
   reset_running_stats();
-  if (options.affine) {
+  if (weight.defined()) {
     init::ones_(weight);
     init::zeros_(bias);
   }
 }
+
+BatchNormNd::BatchNormNd(int64_t dims, BatchNormOptions o)
+    : NormBase("BatchNorm", dims, o.num_features, o.eps, o.affine, o.track_running_stats, o.options),
+      options(std::move(o)),
+      dims_(dims) {}
 
 Tensor BatchNormNd::normalize(const Tensor& input) {
   const bool dims_ok = dims_ == 1 ? input.dim() == 2 || input.dim() == 3 : input.dim() == dims_ + 2;
@@ -82,39 +86,10 @@ std::string BatchNormNd::extra_repr() const {
 
 // ---------------------------------------------------------------- InstanceNorm
 
-InstanceNormNd::InstanceNormNd(int64_t dims, InstanceNormOptions o) : options(std::move(o)), dims_(dims) {
-  const auto& op = options;
-  EMBER_CHECK(op.num_features > 0, ValueError, "InstanceNorm", dims, "d: num_features must be positive, got ",
-              op.num_features);
-  EMBER_CHECK(op.eps > 0, ValueError, "InstanceNorm", dims, "d: eps must be positive, got ", op.eps);
-  if (op.affine) {
-    weight = register_parameter("weight", empty({op.num_features}, op.options));
-    bias = register_parameter("bias", empty({op.num_features}, op.options));
-  }
-  if (op.track_running_stats) {
-    running_mean = register_buffer("running_mean", zeros({op.num_features}, op.options));
-    running_var = register_buffer("running_var", ones({op.num_features}, op.options));
-    num_batches_tracked =
-        register_buffer("num_batches_tracked", scalar_tensor(0, TensorOptions(kInt64).device(op.options.device_)));
-  }
-  reset_parameters();
-}
-
-void InstanceNormNd::reset_running_stats() {
-  if (!options.track_running_stats) return;
-  autograd::NoGradGuard no_grad;
-  running_mean.zero_();
-  running_var.fill_(1);
-  num_batches_tracked.zero_();
-}
-
-void InstanceNormNd::reset_parameters() {
-  reset_running_stats();
-  if (options.affine) {
-    init::ones_(weight);
-    init::zeros_(bias);
-  }
-}
+InstanceNormNd::InstanceNormNd(int64_t dims, InstanceNormOptions o)
+    : NormBase("InstanceNorm", dims, o.num_features, o.eps, o.affine, o.track_running_stats, o.options),
+      options(std::move(o)),
+      dims_(dims) {}
 
 Tensor InstanceNormNd::normalize(const Tensor& input) {
   EMBER_CHECK(input.dim() == dims_ + 1 || input.dim() == dims_ + 2, ValueError, name(), ": expected ", dims_ + 1,

@@ -11,6 +11,22 @@
 
 namespace ember::nn {
 
+// What BatchNorm and InstanceNorm share (PyTorch's _NormBase): the [C] affine parameters and
+// the running-statistics buffers, registered under torch's names and reset as torch does.
+class NormBase : public Module {
+ public:
+  void reset_running_stats();
+  void reset_parameters();
+
+  Tensor weight, bias;                                     // [C] with affine
+  Tensor running_mean, running_var, num_batches_tracked;  // buffers with track_running_stats
+
+ protected:
+  // kind: "BatchNorm" or "InstanceNorm", for the errors.
+  NormBase(const char* kind, int64_t dims, int64_t num_features, double eps, bool affine, bool track_running_stats,
+           const TensorOptions& options);
+};
+
 struct BatchNormOptions {
   int64_t num_features = 0;
   double eps = 1e-5;
@@ -24,16 +40,12 @@ struct BatchNormOptions {
 // Batch norm over channel dim 1. Training: normalizes with the batch's statistics and (with
 // track_running_stats) updates running_mean, running_var and num_batches_tracked; evaluation:
 // uses the running statistics (the batch's when they are not tracked).
-class BatchNormNd : public Module {
+class BatchNormNd : public NormBase {
  public:
   BatchNormNd(int64_t dims, BatchNormOptions o);
-  void reset_running_stats();
-  void reset_parameters();
   std::string extra_repr() const override;
 
   BatchNormOptions options;
-  Tensor weight, bias;                                     // [C] with affine
-  Tensor running_mean, running_var, num_batches_tracked;  // buffers with track_running_stats
 
  protected:
   Tensor normalize(const Tensor& input);
@@ -68,16 +80,12 @@ struct InstanceNormOptions {
 // map. With track_running_stats, training updates running_mean / running_var with the
 // statistics averaged over the samples (num_batches_tracked is registered, as in PyTorch, but
 // not counted) and evaluation uses them.
-class InstanceNormNd : public Module {
+class InstanceNormNd : public NormBase {
  public:
   InstanceNormNd(int64_t dims, InstanceNormOptions o);
-  void reset_running_stats();
-  void reset_parameters();
   std::string extra_repr() const override;
 
   InstanceNormOptions options;
-  Tensor weight, bias;                                     // [C] with affine
-  Tensor running_mean, running_var, num_batches_tracked;  // buffers with track_running_stats
 
  protected:
   Tensor normalize(const Tensor& input);
