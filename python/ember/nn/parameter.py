@@ -90,6 +90,15 @@ class UninitializedTensorMixin:
     materialized; anything else (ops, methods, .shape) raises, as in PyTorch. Its tensor
     carries the Uninitialized dispatch key, so that ops called on it from anywhere raise too."""
 
+    def __deepcopy__(self, memo):
+        # Another uninitialized tensor of the same kind, dtype and device.
+        if id(self) in memo:
+            return memo[id(self)]
+        data = Tensor.__getattribute__(self, "data")
+        result = type(self)(self.requires_grad, data.device, data.dtype)
+        memo[id(self)] = result
+        return result
+
     def materialize(self, shape, device=None, dtype=None):
         """Becomes a Parameter (or plain Tensor) of the given shape, with uninitialized values,
         on the same device and dtype as before unless given."""
@@ -183,14 +192,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __init__(self, requires_grad=True, device=None, dtype=None):
         pass
 
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        data = Tensor.__getattribute__(self, "data")
-        result = type(self)(self.requires_grad, data.device, data.dtype)
-        memo[id(self)] = result
-        return result
-
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     """A buffer whose shape is not known yet (a lazy module's running statistics)."""
@@ -202,14 +203,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
-
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        data = Tensor.__getattribute__(self, "data")
-        result = type(self)(self.requires_grad, data.device, data.dtype)
-        memo[id(self)] = result
-        return result
 
     @staticmethod
     def _converting(method):
