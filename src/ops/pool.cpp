@@ -35,9 +35,7 @@ struct Geom {
 // Runs f(plane) for every plane, in parallel when the work is large enough.
 template <typename F>
 void for_planes(const Geom& g, int64_t work_per_plane, const F& f) {
-  const bool par = !omp_in_parallel() && g.planes > 1 && g.planes * work_per_plane > 32768;
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t pl = 0; pl < g.planes; ++pl) f(pl);
+  layout::for_planes(g.planes, work_per_plane, f);
 }
 
 template <typename T, bool WithIdx>

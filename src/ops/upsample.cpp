@@ -137,12 +137,7 @@ Axis<W> make_axis(int64_t mode, int64_t in, int64_t out, bool align_corners, dou
   return a;
 }
 
-template <typename F>
-void for_planes(int64_t planes, int64_t work_per_plane, const F& f) {
-  const bool par = !omp_in_parallel() && planes > 1 && planes * work_per_plane > 32768;
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t p = 0; p < planes; ++p) f(p);
-}
+using layout::for_planes;
 
 // Calls f(od, oh, rows, row_weights, n) for every output row of a plane: the depth and height
 // taps select n input rows (row offsets within the plane) with the products of their weights.

@@ -94,12 +94,7 @@ Windows<W> make_windows(bool cubic, int64_t in, int64_t out, bool align_corners,
   return win;
 }
 
-template <typename F>
-void for_planes(int64_t planes, int64_t work_per_plane, const F& f) {
-  const bool par = !omp_in_parallel() && planes > 1 && planes * work_per_plane > 32768;
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t p = 0; p < planes; ++p) f(p);
-}
+using layout::for_planes;
 
 // ---------------------------------------------------------------- the two passes
 // Row pass: y (a.out rows of `width`) = the weighted sums of x's rows (a.in rows of `width`).
