@@ -310,6 +310,7 @@ TEST(NnUtils, SpectralNormMatchesTorch) {
     EXPECT_EQ(lin->named_parameters().keys(), (std::vector<std::string>{"bias", "weight_orig"}));
     EXPECT_EQ(lin->named_buffers().keys(), (std::vector<std::string>{"weight_u", "weight_v"}));
     EXPECT_TRUE(lin->named_parameters()["weight_orig"].is_same(old_weight));
+    EXPECT_EQ(lin->state_dict().keys(), (std::vector<std::string>{"bias", "weight_orig", "weight_u", "weight_v"}));
     Tensor u = lin->named_buffers()["weight_u"], v = lin->named_buffers()["weight_v"];
     EXPECT_NEAR(norm(u).item<double>(), 1.0, 1e-12);  // a normalized random start
     {
