@@ -16,3 +16,4 @@
 #include "ember/nn/embedding_bag.h"
 #include "ember/nn/rnn.h"
 #include "ember/nn/transformer.h"
+#include "ember/nn/utils.h"

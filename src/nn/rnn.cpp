@@ -19,6 +19,55 @@ std::string tuple3(int64_t a, int64_t b, int64_t c) { return detail::py_tuple(st
 
 }  // namespace
 
+// One (layer, direction)'s weights and its time step, shared by the padded and packed paths.
+struct RNNBase::Cell {
+  const std::string* mode;
+  bool lstm, gru;
+  int64_t H;
+  Tensor w_ih_t, b_ih, whh_t, b_hh, whr_t;  // b_hh: GRU's only (the others fold it into b_ih)
+
+  // x W_ih^T + b for every step at once.
+  Tensor project(const Tensor& x2) const { return b_ih.defined() ? addmm(b_ih, x2, w_ih_t) : mm(x2, w_ih_t); }
+  // One step from the projected input xt: updates h (and c).
+  void step(const Tensor& xt, Tensor& h, Tensor& c) const {
+    if (lstm) {
+      const Tensor g = addmm(xt, h, whh_t);
+      const Tensor sg = sigmoid(g);
+      const Tensor gi = sg.narrow(1, 0, H), gf = sg.narrow(1, H, H), go = sg.narrow(1, 3 * H, H);
+      const Tensor gg = tanh(g.narrow(1, 2 * H, H));
+      c = addcmul(mul(gf, c), gi, gg);
+      h = mul(go, tanh(c));
+      if (whr_t.defined()) h = mm(h, whr_t);
+    } else if (gru) {
+      const Tensor gh = b_hh.defined() ? addmm(b_hh, h, whh_t) : mm(h, whh_t);
+      const Tensor rz = sigmoid(add(xt.narrow(1, 0, 2 * H), gh.narrow(1, 0, 2 * H)));
+      const Tensor r = rz.narrow(1, 0, H), z = rz.narrow(1, H, H);
+      const Tensor n = tanh(addcmul(xt.narrow(1, 2 * H, H), r, gh.narrow(1, 2 * H, H)));
+      h = addcmul(n, z, sub(h, n));  // (1 - z) n + z h
+    } else {
+      const Tensor pre = addmm(xt, h, whh_t);
+      h = *mode == "RNN_TANH" ? tanh(pre) : relu(pre);
+    }
+  }
+};
+
+RNNBase::Cell RNNBase::make_cell(int64_t idx) const {
+  const auto& names = weight_names_[static_cast<size_t>(idx)];
+  Cell cell{&mode, mode == "LSTM", mode == "GRU", options.hidden_size, {}, {}, {}, {}, {}};
+  cell.w_ih_t = local_parameters()[names[0]].t();
+  cell.whh_t = local_parameters()[names[1]].t();
+  if (options.proj_size > 0) cell.whr_t = local_parameters()[names.back()].t();
+  if (options.bias) {
+    cell.b_ih = local_parameters()[names[2]];
+    cell.b_hh = local_parameters()[names[3]];
+    if (!cell.gru) {  // both biases go into the input projection (GRU's r multiplies h W_hn^T + b_hn)
+      cell.b_ih = add(cell.b_ih, cell.b_hh);
+      cell.b_hh = Tensor();
+    }
+  }
+  return cell;
+}
+
 // ---------------------------------------------------------------- RNNBase
 
 RNNBase::RNNBase(const std::string& layer, RNNOptions o) : options(std::move(o)) {
@@ -98,9 +147,26 @@ std::string RNNBase::extra_repr() const {
   return s;
 }
 
+Tensor RNNBase::check_state(const Tensor& s, const Tensor& input, bool batched, int64_t batch, int64_t size,
+                            const char* what) const {
+  const auto& op = options;
+  const int64_t layers = op.num_layers * (op.bidirectional ? 2 : 1);
+  if (!s.defined()) return zeros({layers, batch, size}, TensorOptions(input.dtype()).device(input.device()));
+  const std::string layer = name();
+  const int64_t want = batched ? 3 : 2;
+  EMBER_CHECK(s.dim() == want, RuntimeError, layer, ": for ", batched ? "batched 3-D" : "unbatched 2-D", " input, ",
+              what, " should also be ", want, "-D but got ", s.dim(), "-D tensor of shape ", s.sizes());
+  Tensor s3 = batched ? s : s.unsqueeze(1);
+  EMBER_CHECK(s3.sizes() == IntArrayRef({layers, batch, size}), RuntimeError, layer, ": Expected ", what, " size ",
+              tuple3(layers, batch, size), ", got ", detail::shape_str(s.sizes()),
+              batched ? "" : " (unbatched, as (D * num_layers, H))");
+  detail::check_same_dtype(*this, s, local_parameters()[weight_names_[0][0]], what);
+  return s3;
+}
+
 std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tensor& h0_in, const Tensor& c0_in) {
   const auto& op = options;
-  const bool lstm = mode == "LSTM", gru = mode == "GRU";
+  const bool lstm = mode == "LSTM";
   const std::string layer = name();
   EMBER_CHECK(input.dim() == 2 || input.dim() == 3, RuntimeError, layer,
               ": expected input of shape (L, N, H_in)", op.batch_first ? " (batch_first: (N, L, H_in))" : "",
@@ -119,20 +185,8 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tenso
   const int64_t dirs = op.bidirectional ? 2 : 1;
   const int64_t H = op.hidden_size, H_out = op.proj_size > 0 ? op.proj_size : H;
 
-  auto state = [&](const Tensor& s, int64_t size, const char* what) -> Tensor {
-    if (!s.defined()) return zeros({op.num_layers * dirs, B, size}, TensorOptions(input.dtype()).device(input.device()));
-    const int64_t want = batched ? 3 : 2;
-    EMBER_CHECK(s.dim() == want, RuntimeError, layer, ": for ", batched ? "batched 3-D" : "unbatched 2-D",
-                " input, ", what, " should also be ", want, "-D but got ", s.dim(), "-D tensor of shape ", s.sizes());
-    Tensor s3 = batched ? s : s.unsqueeze(1);
-    EMBER_CHECK(s3.sizes() == IntArrayRef({op.num_layers * dirs, B, size}), RuntimeError, layer, ": Expected ",
-                what, " size ", tuple3(op.num_layers * dirs, B, size), ", got ",
-                detail::shape_str(s.sizes()), batched ? "" : " (unbatched, as (D * num_layers, H))");
-    detail::check_same_dtype(*this, s, w0, what);
-    return s3;
-  };
-  const Tensor h0 = state(h0_in, H_out, lstm ? "hidden[0]" : "hidden");
-  const Tensor c0 = lstm ? state(c0_in, H, "hidden[1]") : Tensor();
+  const Tensor h0 = check_state(h0_in, input, batched, B, H_out, lstm ? "hidden[0]" : "hidden");
+  const Tensor c0 = lstm ? check_state(c0_in, input, batched, B, H, "hidden[1]") : Tensor();
 
   Tensors hns, cns;
   for (int64_t l = 0; l < op.num_layers; ++l) {
@@ -141,48 +195,14 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tenso
     const Tensor x2 = x.reshape({T * B, x.size(2)});
     for (int64_t d = 0; d < dirs; ++d) {
       const int64_t idx = l * dirs + d;
-      const auto& names = weight_names_[static_cast<size_t>(idx)];
-      const Tensor& w_ih = local_parameters()[names[0]];
-      const Tensor& w_hh = local_parameters()[names[1]];
-      const Tensor w_hr = op.proj_size > 0 ? local_parameters()[names.back()] : Tensor();
-      Tensor b_hh;
-      Tensor xw;  // (T, B, G * H): the whole sequence's input projection, in one matmul
-      if (op.bias) {
-        Tensor b_ih = local_parameters()[names[2]];
-        b_hh = local_parameters()[names[3]];
-        if (!gru) {  // both biases go into the input projection (GRU's r multiplies h W_hn^T + b_hn)
-          b_ih = add(b_ih, b_hh);
-          b_hh = Tensor();
-        }
-        xw = addmm(b_ih, x2, w_ih.t());
-      } else {
-        xw = mm(x2, w_ih.t());
-      }
-      xw = xw.view({T, B, xw.size(1)});
-      const Tensor whh_t = w_hh.t(), whr_t = w_hr.defined() ? w_hr.t() : Tensor();
+      const Cell cell = make_cell(idx);
+      // (T, B, G * H): the whole sequence's input projection, in one matmul.
+      const Tensor xw = cell.project(x2).view({T, B, -1});
       Tensor h = h0.select(0, idx), c = lstm ? c0.select(0, idx) : Tensor();
       Tensors outs(static_cast<size_t>(T));
       for (int64_t s = 0; s < T; ++s) {
         const int64_t t = d == 1 ? T - 1 - s : s;
-        const Tensor xt = xw.select(0, t);
-        if (lstm) {
-          const Tensor g = addmm(xt, h, whh_t);
-          const Tensor sg = sigmoid(g);
-          const Tensor gi = sg.narrow(1, 0, H), gf = sg.narrow(1, H, H), go = sg.narrow(1, 3 * H, H);
-          const Tensor gg = tanh(g.narrow(1, 2 * H, H));
-          c = addcmul(mul(gf, c), gi, gg);
-          h = mul(go, tanh(c));
-          if (whr_t.defined()) h = mm(h, whr_t);
-        } else if (gru) {
-          const Tensor gh = b_hh.defined() ? addmm(b_hh, h, whh_t) : mm(h, whh_t);
-          const Tensor rz = sigmoid(add(xt.narrow(1, 0, 2 * H), gh.narrow(1, 0, 2 * H)));
-          const Tensor r = rz.narrow(1, 0, H), z = rz.narrow(1, H, H);
-          const Tensor n = tanh(addcmul(xt.narrow(1, 2 * H, H), r, gh.narrow(1, 2 * H, H)));
-          h = addcmul(n, z, sub(h, n));  // (1 - z) n + z h
-        } else {
-          const Tensor pre = addmm(xt, h, whh_t);
-          h = mode == "RNN_TANH" ? tanh(pre) : relu(pre);
-        }
+        cell.step(xw.select(0, t), h, c);
         outs[static_cast<size_t>(t)] = h;
       }
       dir_outs.push_back(stack(outs));
@@ -202,6 +222,105 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tenso
   return {out, hn, cn};
 }
 
+std::tuple<PackedSequence, Tensor, Tensor> RNNBase::run_packed(const PackedSequence& input, const Tensor& h0_in,
+                                                               const Tensor& c0_in) {
+  const auto& op = options;
+  const bool lstm = mode == "LSTM";
+  const std::string layer = name();
+  const Tensor& data = input.data;
+  EMBER_CHECK(data.defined() && input.batch_sizes.defined(), RuntimeError, layer,
+              ": the PackedSequence has no data or batch_sizes");
+  EMBER_CHECK(data.dim() == 2, RuntimeError, layer, ": expected packed data of shape (sum of lengths, H_in), got shape ",
+              data.sizes());
+  EMBER_CHECK(data.size(1) == op.input_size, RuntimeError, layer,
+              ": input.size(-1) must be equal to input_size. Expected ", op.input_size, ", got ", data.size(1));
+  EMBER_CHECK(data.is_floating_point(), TypeError, layer, ": expected a floating input, got ", data.dtype());
+  detail::check_same_dtype(*this, data, local_parameters()[weight_names_[0][0]]);
+  const Tensor bs_t = input.batch_sizes.to(kInt64).contiguous();
+  const std::vector<int64_t> bs(bs_t.data_ptr<int64_t>(), bs_t.data_ptr<int64_t>() + bs_t.numel());
+  const int64_t T = static_cast<int64_t>(bs.size()), B = T > 0 ? bs[0] : 0;
+  std::vector<int64_t> offsets(bs.size() + 1, 0);
+  for (size_t t = 0; t < bs.size(); ++t) offsets[t + 1] = offsets[t] + bs[t];
+  EMBER_CHECK(T > 0 && offsets.back() == data.size(0), RuntimeError, layer, ": batch_sizes (summing to ",
+              offsets.back(), ") do not match the packed data's ", data.size(0), " rows");
+  const int64_t dirs = op.bidirectional ? 2 : 1;
+  const int64_t H = op.hidden_size, H_out = op.proj_size > 0 ? op.proj_size : H;
+  // The states are given in the original batch order; the steps run in the sorted order.
+  auto sorted = [&](Tensor s) { return input.sorted_indices.defined() ? index_select(s, 1, input.sorted_indices) : s; };
+  const Tensor h0 = sorted(check_state(h0_in, data, true, B, H_out, lstm ? "hidden[0]" : "hidden"));
+  const Tensor c0 = lstm ? sorted(check_state(c0_in, data, true, B, H, "hidden[1]")) : Tensor();
+
+  Tensor x = data;
+  Tensors hns, cns;
+  for (int64_t l = 0; l < op.num_layers; ++l) {
+    if (l > 0 && op.dropout > 0 && is_training()) x = dropout(x, op.dropout, true);
+    Tensors dir_outs;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t idx = l * dirs + d;
+      const Cell cell = make_cell(idx);
+      const Tensor xw = cell.project(x);  // every step's rows at once
+      const Tensor h_init = h0.select(0, idx), c_init = lstm ? c0.select(0, idx) : Tensor();
+      Tensors outs(static_cast<size_t>(T));
+      Tensor h, c;
+      if (d == 0) {
+        // Forward: rows only drop out (sequences are sorted longest first); a row's state at
+        // its last step is set aside when it drops.
+        h = h_init;
+        c = c_init;
+        Tensors done_h, done_c;
+        for (int64_t t = 0; t < T; ++t) {
+          const int64_t n = bs[static_cast<size_t>(t)];
+          if (n < h.size(0)) {
+            done_h.push_back(h.narrow(0, n, h.size(0) - n));
+            h = h.narrow(0, 0, n);
+            if (lstm) {
+              done_c.push_back(c.narrow(0, n, c.size(0) - n));
+              c = c.narrow(0, 0, n);
+            }
+          }
+          cell.step(xw.narrow(0, offsets[static_cast<size_t>(t)], n), h, c);
+          outs[static_cast<size_t>(t)] = h;
+        }
+        auto finish = [](Tensor s, Tensors& done) {
+          if (done.empty()) return s;
+          Tensors parts = {s};
+          parts.insert(parts.end(), done.rbegin(), done.rend());
+          return cat(parts);
+        };
+        h = finish(h, done_h);
+        if (lstm) c = finish(c, done_c);
+      } else {
+        // Reverse: from the last step, rows join (from the initial state) as their sequences
+        // begin, and every sequence ends at step 0.
+        for (int64_t t = T - 1; t >= 0; --t) {
+          const int64_t n = bs[static_cast<size_t>(t)];
+          const int64_t have = h.defined() ? h.size(0) : 0;
+          if (n > have) {
+            const Tensor hn = h_init.narrow(0, have, n - have);
+            h = have ? cat({h, hn}) : hn;
+            if (lstm) {
+              const Tensor cn = c_init.narrow(0, have, n - have);
+              c = have ? cat({c, cn}) : cn;
+            }
+          }
+          cell.step(xw.narrow(0, offsets[static_cast<size_t>(t)], n), h, c);
+          outs[static_cast<size_t>(t)] = h;
+        }
+      }
+      dir_outs.push_back(cat(outs));
+      hns.push_back(h);
+      if (lstm) cns.push_back(c);
+    }
+    x = dirs == 1 ? dir_outs[0] : cat(dir_outs, 1);
+  }
+  // h_n back in the original batch order.
+  auto unsorted = [&](Tensor s) {
+    return input.unsorted_indices.defined() ? index_select(s, 1, input.unsorted_indices) : s;
+  };
+  Tensor hn = unsorted(stack(hns)), cn = lstm ? unsorted(stack(cns)) : Tensor();
+  return {PackedSequence{x, input.batch_sizes, input.sorted_indices, input.unsorted_indices}, hn, cn};
+}
+
 std::tuple<Tensor, Tensor> RNN::forward(const Tensor& input, const Tensor& h0) {
   auto [out, hn, cn] = run(input, h0, Tensor());
   return {out, hn};
@@ -211,6 +330,23 @@ std::tuple<Tensor, Tensor, Tensor> LSTM::forward(const Tensor& input, const Tens
   EMBER_CHECK(h0.defined() == c0.defined(), RuntimeError, name(),
               ": give both h0 and c0 (the initial hidden and cell states) or neither");
   return run(input, h0, c0);
+}
+
+std::tuple<PackedSequence, Tensor> RNN::forward(const PackedSequence& input, const Tensor& h0) {
+  auto [out, hn, cn] = run_packed(input, h0, Tensor());
+  return {out, hn};
+}
+
+std::tuple<PackedSequence, Tensor, Tensor> LSTM::forward(const PackedSequence& input, const Tensor& h0,
+                                                         const Tensor& c0) {
+  EMBER_CHECK(h0.defined() == c0.defined(), RuntimeError, name(),
+              ": give both h0 and c0 (the initial hidden and cell states) or neither");
+  return run_packed(input, h0, c0);
+}
+
+std::tuple<PackedSequence, Tensor> GRU::forward(const PackedSequence& input, const Tensor& h0) {
+  auto [out, hn, cn] = run_packed(input, h0, Tensor());
+  return {out, hn};
 }
 
 std::tuple<Tensor, Tensor> GRU::forward(const Tensor& input, const Tensor& h0) {

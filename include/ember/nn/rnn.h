@@ -8,7 +8,11 @@
 // A layer is written with differentiable ops, so autograd (double backward included) goes
 // through it: for each (layer, direction), one matmul projects the whole sequence
 // (x W_ih^T + b), then each time step is one addmm with W_hh and the gates' pointwise ops.
-// Packed sequences are not supported in C++ (pad the batch instead).
+// A PackedSequence input (include/ember/nn/utils.h) runs each step on the rows still active
+// (the first batch_sizes[t]); h_n holds each sequence's state at its last step, and the
+// initial states and h_n are in the original batch order (sorted_indices applies to h0,
+// unsorted_indices to h_n), as PyTorch's. Call forward() for it: the hooks of operator()
+// see Tensors only.
 //
 // forward returns a std::tuple of Tensors, so that hooks can see the results:
 //   RNN, GRU: (output, h_n)
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/utils.h"
 
 namespace ember::nn {
 
@@ -64,8 +69,15 @@ class RNNBase : public Module {
  protected:
   // h0 / c0: undefined for zeros. Returns output, h_n and (LSTM) c_n.
   std::tuple<Tensor, Tensor, Tensor> run(const Tensor& input, const Tensor& h0, const Tensor& c0);
+  std::tuple<PackedSequence, Tensor, Tensor> run_packed(const PackedSequence& input, const Tensor& h0,
+                                                        const Tensor& c0);
 
  private:
+  struct Cell;
+  Cell make_cell(int64_t idx) const;
+  // h0 / c0 checked and as (D * num_layers, N, H) (unbatched ones get N = 1).
+  Tensor check_state(const Tensor& s, const Tensor& input, bool batched, int64_t batch, int64_t size,
+                     const char* what) const;
   std::vector<std::vector<std::string>> weight_names_;  // per (layer, direction)
 };
 
@@ -77,6 +89,7 @@ class RNN : public ModuleBase<RNN, RNNBase> {
       : RNN(RNNOptions{.input_size = input_size, .hidden_size = hidden_size, .num_layers = num_layers}) {}
   // Returns (output, h_n); h0 undefined: zeros.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& h0 = {});
+  std::tuple<PackedSequence, Tensor> forward(const PackedSequence& input, const Tensor& h0 = {});
 };
 
 // Long short-term memory (with proj_size, h_t = (o_t * tanh(c_t)) W_hr^T).
@@ -87,6 +100,8 @@ class LSTM : public ModuleBase<LSTM, RNNBase> {
       : LSTM(LSTMOptions{.input_size = input_size, .hidden_size = hidden_size, .num_layers = num_layers}) {}
   // Returns (output, h_n, c_n); h0 and c0 are given both or neither (undefined: zeros).
   std::tuple<Tensor, Tensor, Tensor> forward(const Tensor& input, const Tensor& h0 = {}, const Tensor& c0 = {});
+  std::tuple<PackedSequence, Tensor, Tensor> forward(const PackedSequence& input, const Tensor& h0 = {},
+                                                     const Tensor& c0 = {});
 };
 
 // Gated recurrent unit.
@@ -97,6 +112,7 @@ class GRU : public ModuleBase<GRU, RNNBase> {
       : GRU(GRUOptions{.input_size = input_size, .hidden_size = hidden_size, .num_layers = num_layers}) {}
   // Returns (output, h_n); h0 undefined: zeros.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& h0 = {});
+  std::tuple<PackedSequence, Tensor> forward(const PackedSequence& input, const Tensor& h0 = {});
 };
 
 // ---------------------------------------------------------------- cells
