@@ -258,7 +258,7 @@ using UnbindSig = Tensors(const Tensor&, int64_t);
 using MovedimSig = Tensor(const Tensor&, IntArrayRef, IntArrayRef);
 using MovedimIntSig = Tensor(const Tensor&, int64_t, int64_t);
 using BroadcastToSig = Tensor(const Tensor&, IntArrayRef);
-using ListSig = Tensors(TensorList);
+using ListToListSig = Tensors(TensorList);
 using MeshgridSig = Tensors(TensorList, std::string_view);
 using UnarySig = Tensor(const Tensor&);
 
@@ -366,7 +366,7 @@ Tensor broadcast_to(const Tensor& self, IntArrayRef size) {
   return op.call(self, size);
 }
 std::vector<Tensor> broadcast_tensors(TensorList tensors) {
-  static const TypedOp<ListSig> op("broadcast_tensors");
+  static const TypedOp<ListToListSig> op("broadcast_tensors");
   return op.call(tensors);
 }
 std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
@@ -387,15 +387,15 @@ Tensor atleast_3d(const Tensor& self) {
   return op.call(self);
 }
 std::vector<Tensor> atleast_1d(TensorList tensors) {
-  static const TypedOp<ListSig> op("atleast_1d.Sequence");
+  static const TypedOp<ListToListSig> op("atleast_1d.Sequence");
   return op.call(tensors);
 }
 std::vector<Tensor> atleast_2d(TensorList tensors) {
-  static const TypedOp<ListSig> op("atleast_2d.Sequence");
+  static const TypedOp<ListToListSig> op("atleast_2d.Sequence");
   return op.call(tensors);
 }
 std::vector<Tensor> atleast_3d(TensorList tensors) {
-  static const TypedOp<ListSig> op("atleast_3d.Sequence");
+  static const TypedOp<ListToListSig> op("atleast_3d.Sequence");
   return op.call(tensors);
 }
 Tensor ravel(const Tensor& self) {
@@ -467,25 +467,25 @@ EMBER_REGISTER(shape_view_ops) {
 
   define_op<BroadcastToSig>("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", kView);
   register_composite<BroadcastToSig, &broadcast_to_composite>("broadcast_to");
-  define_op<ListSig>("broadcast_tensors(Tensor[] tensors) -> Tensor[]", kView);
-  register_composite<ListSig, &broadcast_tensors_composite>("broadcast_tensors");
-  define_op<ListSig>("meshgrid(Tensor[] tensors) -> Tensor[]", kView);
-  register_composite<ListSig, &meshgrid_composite>("meshgrid");
+  define_op<ListToListSig>("broadcast_tensors(Tensor[] tensors) -> Tensor[]", kView);
+  register_composite<ListToListSig, &broadcast_tensors_composite>("broadcast_tensors");
+  define_op<ListToListSig>("meshgrid(Tensor[] tensors) -> Tensor[]", kView);
+  register_composite<ListToListSig, &meshgrid_composite>("meshgrid");
   define_op<MeshgridSig>("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", kView);
   register_composite<MeshgridSig, &meshgrid_indexing_composite>("meshgrid.indexing");
 
   define_op<UnarySig>("atleast_1d(Tensor self) -> Tensor", kView);
   register_composite<UnarySig, &atleast_1d_composite>("atleast_1d");
-  define_op<ListSig>("atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", kView);
-  register_composite<ListSig, &atleast_seq<&atleast_1d_composite>>("atleast_1d.Sequence");
+  define_op<ListToListSig>("atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", kView);
+  register_composite<ListToListSig, &atleast_seq<&atleast_1d_composite>>("atleast_1d.Sequence");
   define_op<UnarySig>("atleast_2d(Tensor self) -> Tensor", kView);
   register_composite<UnarySig, &atleast_2d_composite>("atleast_2d");
-  define_op<ListSig>("atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", kView);
-  register_composite<ListSig, &atleast_seq<&atleast_2d_composite>>("atleast_2d.Sequence");
+  define_op<ListToListSig>("atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", kView);
+  register_composite<ListToListSig, &atleast_seq<&atleast_2d_composite>>("atleast_2d.Sequence");
   define_op<UnarySig>("atleast_3d(Tensor self) -> Tensor", kView);
   register_composite<UnarySig, &atleast_3d_composite>("atleast_3d");
-  define_op<ListSig>("atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", kView);
-  register_composite<ListSig, &atleast_seq<&atleast_3d_composite>>("atleast_3d.Sequence");
+  define_op<ListToListSig>("atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", kView);
+  register_composite<ListToListSig, &atleast_seq<&atleast_3d_composite>>("atleast_3d.Sequence");
 
   // A view when self's layout allows it, else a copy (like reshape): not tagged View.
   define_op<UnarySig>("ravel(Tensor(a) self) -> Tensor(a)");
