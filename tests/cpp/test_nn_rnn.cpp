@@ -5,64 +5,53 @@
 // backward; dropout between layers; and the errors for bad inputs and options.
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
+#include <initializer_list>
+#include <map>
 
 #include "ember/autograd.h"
 #include "ember/gradcheck.h"
 #include "ember/nn.h"
 #include "ember/random.h"
+#include "nn_attention_refs.h"
+#include "nn_gru_refs.h"
+#include "nn_lstm_refs.h"
 #include "nn_rnn_refs.h"
 #include "test_util.h"
+#include "torch_refs.h"
 
 namespace ember::nn_rnn_test {
 
 namespace ag = autograd;
 namespace refs = nn_rnn_refs;
-using refs::kB, refs::kE, refs::kH, refs::kHeads, refs::kI, refs::kL, refs::kS, refs::kT;
-using testing::expect_error;
+using refs::kB, refs::kH, refs::kI, refs::kT;
+using nn_attention_refs::kE, nn_attention_refs::kHeads, nn_attention_refs::kL, nn_attention_refs::kS;
+using testing::expect_error, testing::find_ref, testing::formula, testing::gw, testing::inp, testing::set_params;
 using nn::Tensors;
 
-// ---------------------------------------------------------------- the generator's formulas
+// ---------------------------------------------------------------- PyTorch's numbers
+// One generated header per layer family (tests/cpp/nn_rnn_refs.py writes them all).
 
-Tensor formula(IntArrayRef shape, double a, double b, double scale = 1.0, bool use_cos = false) {
-  const Tensor i = arange(compute_numel(shape), TensorOptions(kDouble));
-  const Tensor arg = add(mul(i, a), b);
-  return mul(use_cos ? cos(arg) : sin(arg), scale).reshape(shape);
-}
-
-void set_params(nn::Module& m) {
-  ag::NoGradGuard no_grad;
-  int k = 0;
-  for (const auto& [name, p] : m.named_parameters()) {
-    Tensor t = p;
-    t.copy_(formula(p.sizes(), 0.7, 0.37 * k++ + 0.1, 0.5));
-  }
-}
-
-Tensor inp(IntArrayRef shape, double seed) {
-  Tensor t = formula(shape, 0.61, seed);
-  ag::set_requires_grad(t);
-  return t;
-}
-
-Tensor gw(IntArrayRef shape, double seed) { return formula(shape, 0.29, seed, 1.0, true); }
-
-// PyTorch's tensor `name` from the generated table.
+// PyTorch's tensor `name`, from whichever family's table holds it.
 Tensor ref(const std::string& name) {
-  static const auto index = [] {
-    std::unordered_map<std::string, const refs::RefEntry*> m;
-    for (const auto& e : refs::kRefEntries) m[e.name] = &e;
-    return m;
-  }();
-  auto it = index.find(name);
-  EXPECT_NE(it, index.end()) << "no reference named " << name;
-  if (it == index.end()) return Tensor();
-  const refs::RefEntry& e = *it->second;
-  std::vector<int64_t> shape;
-  for (int d = 0; e.shape[d] >= 0; ++d) shape.push_back(e.shape[d]);
-  const int64_t n = compute_numel(shape);
-  std::vector<double> v(refs::kValues + e.offset, refs::kValues + e.offset + n);
-  return tensor(v).reshape(shape);
+  for (const Tensor& t : {find_ref(nn_rnn_refs::kRefEntries, nn_rnn_refs::kValues, name),
+                          find_ref(nn_lstm_refs::kRefEntries, nn_lstm_refs::kValues, name),
+                          find_ref(nn_gru_refs::kRefEntries, nn_gru_refs::kValues, name),
+                          find_ref(nn_attention_refs::kRefEntries, nn_attention_refs::kValues, name)})
+    if (t.defined()) return t;
+  ADD_FAILURE() << "no reference named " << name;
+  return Tensor();
+}
+
+// The value of a case's entry in the family maps (state_dict keys, reprs); fails the test when
+// no family has the case.
+template <typename V>
+V family_entry(const std::string& name, std::initializer_list<const std::map<std::string, V>*> maps) {
+  for (const auto* m : maps) {
+    auto it = m->find(name);
+    if (it != m->end()) return it->second;
+  }
+  ADD_FAILURE() << "no case named " << name;
+  return V();
 }
 
 void expect_close(const Tensor& got, const std::string& name, double tol = 1e-10) {
@@ -105,8 +94,11 @@ void check_case(const std::string& prefix, nn::Module& m, const std::vector<Resu
   for (const auto& [name, p] : params) expect_close(grads[i++], prefix + "/grad/" + name);
   for (const auto& in : inputs) expect_close(grads[i++], prefix + "/grad/" + in.first);
   // state_dict keys and repr as torch's.
-  EXPECT_EQ(m.state_dict().keys(), refs::state_dict_keys().at(prefix));
-  EXPECT_EQ(m.repr(), refs::reprs().at(prefix));
+  EXPECT_EQ(m.state_dict().keys(),
+            family_entry(prefix, {&nn_rnn_refs::state_dict_keys(), &nn_lstm_refs::state_dict_keys(),
+                                  &nn_gru_refs::state_dict_keys(), &nn_attention_refs::state_dict_keys()}));
+  EXPECT_EQ(m.repr(), family_entry(prefix, {&nn_rnn_refs::reprs(), &nn_lstm_refs::reprs(), &nn_gru_refs::reprs(),
+                                            &nn_attention_refs::reprs()}));
 }
 
 // ---------------------------------------------------------------- RNN, LSTM, GRU

@@ -6,12 +6,12 @@
 // tests/cpp/nn_utils_refs.py from the same deterministic formulas).
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "ember/autograd.h"
 #include "ember/nn.h"
 #include "nn_utils_refs.h"
 #include "test_util.h"
+#include "torch_refs.h"
 
 namespace ember::nn_utils_test {
 
@@ -21,46 +21,13 @@ namespace rnn = nn::utils::rnn;
 using nn::PackedSequence;
 using nn::Tensors;
 using refs::kF, refs::kH, refs::kI, refs::kT;
+using testing::find_ref, testing::formula, testing::gw, testing::inp, testing::set_params;
 
-// ---------------------------------------------------------------- the generator's formulas
-
-Tensor formula(IntArrayRef shape, double a, double b, double scale = 1.0, bool use_cos = false) {
-  const Tensor i = arange(compute_numel(shape), TensorOptions(kDouble));
-  const Tensor arg = add(mul(i, a), b);
-  return mul(use_cos ? cos(arg) : sin(arg), scale).reshape(shape);
-}
-
-void set_params(nn::Module& m) {
-  ag::NoGradGuard no_grad;
-  int k = 0;
-  for (const auto& [name, p] : m.named_parameters()) {
-    Tensor t = p;
-    t.copy_(formula(p.sizes(), 0.7, 0.37 * k++ + 0.1, 0.5));
-  }
-}
-
-Tensor inp(IntArrayRef shape, double seed) {
-  Tensor t = formula(shape, 0.61, seed);
-  ag::set_requires_grad(t);
-  return t;
-}
-
-Tensor gw(IntArrayRef shape, double seed) { return formula(shape, 0.29, seed, 1.0, true); }
-
+// PyTorch's tensor `name` from the generated table.
 Tensor ref(const std::string& name) {
-  static const auto index = [] {
-    std::unordered_map<std::string, const refs::RefEntry*> m;
-    for (const auto& e : refs::kRefEntries) m[e.name] = &e;
-    return m;
-  }();
-  auto it = index.find(name);
-  EXPECT_NE(it, index.end()) << "no reference named " << name;
-  if (it == index.end()) return Tensor();
-  const refs::RefEntry& e = *it->second;
-  std::vector<int64_t> shape;
-  for (int d = 0; e.shape[d] >= 0; ++d) shape.push_back(e.shape[d]);
-  std::vector<double> v(refs::kValues + e.offset, refs::kValues + e.offset + compute_numel(shape));
-  return tensor(v).reshape(shape);
+  Tensor t = find_ref(refs::kRefEntries, refs::kValues, name);
+  EXPECT_TRUE(t.defined()) << "no reference named " << name;
+  return t;
 }
 
 void expect_close(const Tensor& got, const std::string& name, double tol = 1e-10) {
