@@ -166,6 +166,8 @@ uint32_t output_nr(const Tensor& t);
 // The accumulated gradient (.grad); undefined until a backward pass reaches the tensor.
 Tensor grad(const Tensor& t);
 void set_grad(const Tensor& t, const Tensor& g);
+// zero_grad for one tensor: drops .grad (set_to_none), or detaches it and zeroes it in place.
+void clear_grad(const Tensor& t, bool set_to_none);
 // Keeps .grad of a non-leaf tensor in backward passes.
 void retain_grad(const Tensor& t);
 bool retains_grad(const Tensor& t);

@@ -170,6 +170,21 @@ void set_grad(const Tensor& t, const Tensor& g) {
   m.grad = g;
 }
 
+void clear_grad(const Tensor& t, bool set_to_none) {
+  Tensor g = grad(t);
+  if (!g.defined()) return;
+  if (set_to_none) {
+    set_grad(t, Tensor());
+    return;
+  }
+  // As PyTorch: the gradient leaves any graph it was part of, then is zeroed in place.
+  if (grad_fn(g))
+    detach_(g);
+  else
+    set_requires_grad(g, false);
+  g.zero_();
+}
+
 void retain_grad(const Tensor& t) {
   EMBER_CHECK(requires_grad(t), RuntimeError, "can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = materialize_meta(t);

@@ -54,23 +54,23 @@ std::string pad_left(std::string s, int width) {
 
 // One element read from memory: floating-point (and complex parts) as double, integers as
 // int64, bools as bool.
-struct Value {
+struct Element {
   double re = 0, im = 0;
   int64_t i = 0;
 };
 
-enum class Kind { Floating, Complex, Integer, Bool };
+enum class ElementKind { Floating, Complex, Integer, Bool };
 
-Kind kind_of(ScalarType t) {
-  if (is_complex(t)) return Kind::Complex;
-  if (is_floating_point(t)) return Kind::Floating;
-  if (t == kBool) return Kind::Bool;
-  return Kind::Integer;
+ElementKind kind_of(ScalarType t) {
+  if (is_complex(t)) return ElementKind::Complex;
+  if (is_floating_point(t)) return ElementKind::Floating;
+  if (t == kBool) return ElementKind::Bool;
+  return ElementKind::Integer;
 }
 
 template <typename T>
-Value read_as(const char* p) {
-  Value v;
+Element read_as(const char* p) {
+  Element v;
   const T x = *reinterpret_cast<const T*>(p);
   if constexpr (is_complex_v<T>) {
     v.re = static_cast<double>(x.real());
@@ -83,7 +83,7 @@ Value read_as(const char* p) {
   return v;
 }
 
-Value read(const char* p, ScalarType t) {
+Element read(const char* p, ScalarType t) {
   return EMBER_DISPATCH_ALL(t, "print", [&] { return read_as<scalar_t>(p); });
 }
 
@@ -156,8 +156,8 @@ class Formatter {
   int precision_ = 4;
 };
 
-std::string int_text(const Value& v, Kind k) {
-  if (k == Kind::Bool) return v.i ? "True" : "False";
+std::string int_text(const Element& v, ElementKind k) {
+  if (k == ElementKind::Bool) return v.i ? "True" : "False";
   return std::to_string(v.i);
 }
 
@@ -174,16 +174,16 @@ class Printer {
     std::vector<double> re, im;
     std::vector<std::string> texts;
     visit(0, 0, [&](int64_t off) {
-      const Value v = read(data_ + off * item_, dtype_);
+      const Element v = read(data_ + off * item_, dtype_);
       switch (kind_) {
-        case Kind::Floating: re.push_back(v.re); break;
-        case Kind::Complex: re.push_back(v.re); im.push_back(v.im); break;
+        case ElementKind::Floating: re.push_back(v.re); break;
+        case ElementKind::Complex: re.push_back(v.re); im.push_back(v.im); break;
         default: texts.push_back(int_text(v, kind_));
       }
     });
-    if (kind_ == Kind::Floating || kind_ == Kind::Complex) {
+    if (kind_ == ElementKind::Floating || kind_ == ElementKind::Complex) {
       f1_ = Formatter::floating(re, o);
-      if (kind_ == Kind::Complex) f2_ = Formatter::floating(im, o);
+      if (kind_ == ElementKind::Complex) f2_ = Formatter::floating(im, o);
     } else {
       f1_ = Formatter::plain(texts);
     }
@@ -209,10 +209,10 @@ class Printer {
   }
 
   std::string element(int64_t off) const {
-    const Value v = read(data_ + off * item_, dtype_);
+    const Element v = read(data_ + off * item_, dtype_);
     switch (kind_) {
-      case Kind::Floating: return f1_.format(v.re);
-      case Kind::Complex: {
+      case ElementKind::Floating: return f1_.format(v.re);
+      case ElementKind::Complex: {
         std::string real = f1_.format(v.re);
         std::string imag = f2_.format(v.im) + "j";
         imag.erase(0, imag.find_first_not_of(' '));
@@ -225,7 +225,7 @@ class Printer {
 
   std::string vector_str(int64_t off, int64_t indent, int64_t d) const {
     int64_t element_length = f1_.width() + 2;
-    if (kind_ == Kind::Complex) element_length += f2_.width() + 1;
+    if (kind_ == ElementKind::Complex) element_length += f2_.width() + 1;
     const int64_t avail = o_.linewidth - indent;
     // Python's floor division, for a negative width too.
     int64_t per_line = avail >= 0 ? avail / element_length : -((-avail + element_length - 1) / element_length);
@@ -275,7 +275,7 @@ class Printer {
   const PrintOptions& o_;
   const char* data_;
   ScalarType dtype_;
-  Kind kind_;
+  ElementKind kind_;
   int64_t item_;
   bool summarize_;
   Formatter f1_, f2_;

@@ -317,20 +317,7 @@ Module& Module::requires_grad_(bool requires_grad) {
 }
 
 void Module::zero_grad(bool set_to_none) {
-  for (const Tensor& p : parameters()) {
-    Tensor g = autograd::grad(p);
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      autograd::set_grad(p, Tensor());
-      continue;
-    }
-    // As PyTorch: the gradient leaves any graph it was part of, then is zeroed in place.
-    if (autograd::grad_fn(g))
-      autograd::detach_(g);
-    else
-      autograd::set_requires_grad(g, false);
-    g.zero_();
-  }
+  for (const Tensor& p : parameters()) autograd::clear_grad(p, set_to_none);
 }
 
 void Module::apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn) {
