@@ -75,19 +75,21 @@ def main():
     for epoch in range(1, args.epochs + 1):
         model.train()
         start = time.perf_counter()
-        total, seen = 0.0, 0
+        total, correct, seen = 0.0, 0, 0
         for x, y in loader:
             opt.zero_grad()
-            loss = loss_fn(model(x), y)
+            out = model(x)
+            loss = loss_fn(out, y)
             loss.backward()
             opt.step()
             sched.step()
             total += loss.item() * len(y)
+            correct += int((out.argmax(1) == y).sum())
             seen += len(y)
         times.append(time.perf_counter() - start)
         acc = evaluate(model, test_x, test_y, 1000)
-        print(f"epoch {epoch}: loss {total / seen:.4f}  test accuracy {acc:.2%}  {times[-1]:.2f} s "
-              f"({seen / times[-1]:.0f} samples/s)", flush=True)
+        print(f"epoch {epoch}: train loss {total / seen:.4f}  train accuracy {correct / seen:.2%}  "
+              f"test accuracy {acc:.2%}  {times[-1]:.2f} s ({seen / times[-1]:.0f} samples/s)", flush=True)
     print(f"seconds_per_epoch {sum(times) / len(times):.3f}")
 
 
