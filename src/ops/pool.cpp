@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -38,8 +39,70 @@ void for_planes(const Geom& g, int64_t work_per_plane, const F& f) {
   layout::for_planes(g.planes, work_per_plane, f);
 }
 
+// One window's maximum and its index, taking v at i: NaN propagates (the last NaN wins), ties
+// keep the first, as in PyTorch. Selected with bit masks: GCC turns `take ? v : best` into a
+// branch, and random data mispredicts it every few elements (about 60% of the pooling's time).
+template <typename T>
+inline void take_max(T v, int64_t i, T& best, int64_t& best_i) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const int64_t m = -static_cast<int64_t>((v > best) | (v != v));  // all ones when taken
+  best_i ^= (best_i ^ i) & m;
+  const U mu = static_cast<U>(m);
+  best = std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(best) & ~mu) | (std::bit_cast<U>(v) & mu)));
+}
+
+// 2-D windows with stride 2 and neither padding nor dilation, kernel 2x2 (the usual
+// downsampling) or 3x3: every window lies inside the plane, so the loop needs no clipping,
+// and the geometry lives in locals (stores through y and idx, an int64_t*, could alias a
+// Geom field, which made the generic loop reload it for every element).
+template <typename T, bool WithIdx, int K>
+void max_pool2d_s2_kernel(const T* x, T* y, int64_t* idx, const Geom& g) {
+  const int64_t iw = g.in[2], isz = g.in_numel(), oh_n = g.out[1], ow_n = g.out[2], osz = oh_n * ow_n;
+  layout::for_planes(g.planes, osz * K * K, [=](int64_t pl) {
+    const T* xp = x + pl * isz;
+    T* yp = y + pl * osz;
+    int64_t* ip = WithIdx ? idx + pl * osz : nullptr;
+    for (int64_t oh = 0; oh < oh_n; ++oh) {
+      const int64_t row0 = 2 * oh * iw;
+      for (int64_t ow = 0; ow < ow_n; ++ow) {
+        const int64_t i0 = row0 + 2 * ow;
+        T best = xp[i0];
+        if constexpr (WithIdx) {
+          int64_t best_i = i0;
+#pragma GCC unroll 3
+          for (int kh = 0; kh < K; ++kh)
+#pragma GCC unroll 3
+            for (int kw = 0; kw < K; ++kw)
+              if (kh | kw) take_max(xp[i0 + kh * iw + kw], i0 + kh * iw + kw, best, best_i);
+          yp[oh * ow_n + ow] = best;
+          ip[oh * ow_n + ow] = best_i;
+        } else {
+          bool any_nan = best != best;
+#pragma GCC unroll 3
+          for (int kh = 0; kh < K; ++kh)
+#pragma GCC unroll 3
+            for (int kw = 0; kw < K; ++kw) {
+              const T v = xp[i0 + kh * iw + kw];
+              best = best < v ? v : best;  // maxss; NaNs are collected apart
+              any_nan |= v != v;
+            }
+          yp[oh * ow_n + ow] = any_nan ? std::numeric_limits<T>::quiet_NaN() : best;
+        }
+      }
+    }
+  });
+}
+
 template <typename T, bool WithIdx>
 void max_pool_kernel(const T* x, T* y, int64_t* idx, const Geom& g) {
+  const bool plain_2d = g.in[0] == 1 && g.k[0] == 1 && g.s[1] == 2 && g.s[2] == 2 && g.p[1] == 0 && g.p[2] == 0 &&
+                        g.d[1] == 1 && g.d[2] == 1 && g.k[1] == g.k[2];
+  // Without padding every window starts inside the plane; ceil_mode may still let the last
+  // window run past the edge, which only the generic loop clips.
+  if (plain_2d && (g.out[1] - 1) * 2 + g.k[1] <= g.in[1] && (g.out[2] - 1) * 2 + g.k[2] <= g.in[2]) {
+    if (g.k[1] == 2) return max_pool2d_s2_kernel<T, WithIdx, 2>(x, y, idx, g);
+    if (g.k[1] == 3) return max_pool2d_s2_kernel<T, WithIdx, 3>(x, y, idx, g);
+  }
   const int64_t isz = g.in_numel(), osz = g.out_numel(), dw = g.d[2];
   for_planes(g, osz * g.k[0] * g.k[1] * g.k[2], [&](int64_t pl) {
     const T* xp = x + pl * isz;
@@ -66,9 +129,7 @@ void max_pool_kernel(const T* x, T* y, int64_t* idx, const Geom& g) {
                 // propagates, as in PyTorch.
                 const T v = xp[row + iw];
                 if constexpr (WithIdx) {
-                  const bool take = (v > best) | (v != v);
-                  best = take ? v : best;
-                  best_i = take ? row + iw : best_i;
+                  take_max(v, row + iw, best, best_i);
                 } else {
                   best = best < v ? v : best;  // maxss; NaNs are collected apart
                   any_nan |= v != v;
