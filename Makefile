@@ -2,7 +2,7 @@
 #
 #   make build   install missing Debian packages, configure Release in build/, compile
 #   make test    build, then the C++ tests (ctest) and the Python tests (pytest)
-#   make demo    build, then run the example program
+#   make demo    build, then train the Fashion-MNIST demo in C++ and in Python (examples/fashion_mnist)
 #   make bench   build with the C++ benchmarks, then benchmarks/run.py (Ember vs PyTorch)
 #   make asan    AddressSanitizer + UBSan build in build-asan/, then ctest and pytest there
 #   make debug   Debug build in build-debug/
@@ -65,8 +65,10 @@ build: deps
 test: build
 	$(call run_tests,$(BUILD_DIR),,)
 
+# Checkpoints go to the build directory; --threads defaults to every core.
 demo: build
-	$(BUILD_DIR)/examples/tensor_demo
+	$(BUILD_DIR)/examples/fashion_mnist --checkpoint $(BUILD_DIR)/fashion_mnist_cpp.ckpt
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/fashion_mnist/train.py --checkpoint $(BUILD_DIR)/fashion_mnist_py.ckpt
 
 bench: deps
 	$(call configure,$(BUILD_DIR),Release,)
