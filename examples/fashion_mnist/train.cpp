@@ -1,5 +1,5 @@
 // The Fashion-MNIST demo in C++ (build/examples/fashion_mnist): the CNN of model.py with
-// ember::nn, SGD with momentum and a cosine learning-rate schedule (the values of
+// ember::nn, Adam and a cosine learning-rate schedule (the values of
 // settings.py), a progress line per epoch, a checkpoint of model, optimizer, scheduler and
 // epoch after every epoch (ember::save writes it atomically), and a check that the checkpoint
 // reloads into a fresh model with the same test accuracy.
@@ -37,7 +37,7 @@ using Clock = std::chrono::steady_clock;
 
 // settings.py's values.
 constexpr double kMean = 0.2860, kStd = 0.3530;
-constexpr double kLr = 0.02, kMomentum = 0.9, kWeightDecay = 5e-4;
+constexpr double kLr = 1e-3;
 
 struct Args {
   int64_t epochs = 3, batch_size = 64, threads = 0, limit = 0;
@@ -205,7 +205,7 @@ int run(const Args& args) {
               static_cast<long long>(train_x.size(0)), static_cast<long long>(test_x.size(0)), get_num_threads());
 
   auto model = make_cnn();
-  optim::SGD opt(model->parameters(), {.lr = kLr, .momentum = kMomentum, .weight_decay = kWeightDecay});
+  optim::Adam opt(model->parameters(), {.lr = kLr});
   // Cosine decay to zero over the whole run, stepped once per batch.
   optim::CosineAnnealingLR sched(opt, args.epochs * loader.size());
   int64_t first = 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Trains the demo CNN (model.py) on Fashion-MNIST with Ember: SGD with momentum and a cosine
+"""Trains the demo CNN (model.py) on Fashion-MNIST with Ember: Adam and a cosine
 learning-rate schedule (settings.py), a progress line per epoch, an atomic checkpoint of the
 model, optimizer, scheduler and epoch after every epoch, and a check that the checkpoint
 reloads into a fresh model with the same test accuracy.
