@@ -88,13 +88,16 @@ class Encoder {
   }
 
  private:
-  // A dict of distinct string -> tensor is written as a plain safetensors file.
+  // A dict of distinct string -> distinct tensor is written as a plain safetensors file. (A
+  // Value dict may repeat a key, as a hostile file can; that one keeps its structure.)
   static bool is_flat_state_dict(const Value& obj) {
     if (!obj.is_dict()) return false;
     std::unordered_set<const TensorImpl*> seen;
+    std::unordered_set<std::string_view> keys;
     for (const auto& [key, value] : obj.entries()) {
       if (!key.is_string() || key.to_string() == kMetadataKey || !value.is_tensor()) return false;
       if (!value.to_tensor().defined() || !seen.insert(value.to_tensor().impl()).second) return false;
+      if (!keys.insert(key.to_string()).second) return false;
     }
     return true;
   }

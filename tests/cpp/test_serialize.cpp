@@ -193,6 +193,13 @@ TEST(Serialize, NestedContainersKeepTheirShape) {
   // A dict of tensors holding one tensor twice is not flat: sharing is kept.
   const Value twice = ser_load(save_to_bytes(Value::dict({{"a", other}, {"b", other}})));
   EXPECT_TRUE(twice.at("a").to_tensor().is_same(twice.at("b").to_tensor()));
+  // A repeated key (Value dicts allow it, and a file may hold it) is kept, not flattened away.
+  Value dup = Value::dict();
+  dup.entries().emplace_back(Value("a"), Value(other));
+  dup.entries().emplace_back(Value("a"), Value(shared));
+  const Value dup_back = ser_load(save_to_bytes(dup));
+  ASSERT_EQ(dup_back.entries().size(), 2u);
+  EXPECT_EQ(ser_bytes(dup_back.entries()[1].second.to_tensor()), ser_bytes(shared));
   // Views of one storage are separate tensors.
   const Value views = ser_load(save_to_bytes(Value::list({shared, shared.select(0, 0)})));
   EXPECT_FALSE(views.items()[0].to_tensor().is_alias_of(views.items()[1].to_tensor()));
@@ -327,4 +334,43 @@ TEST(Serialize, ModuleStateDictRoundTrip) {
   EXPECT_EQ(ser_bytes((*fresh)(x)), ser_bytes((*net)(x)));
   EXPECT_EQ(to_state_dict(load(path)).keys(), net->state_dict().keys());
   expect_error<RuntimeError>([] { to_state_dict(Value::dict({{"a", 1}})); }, "dict of str to Tensor");
+}
+
+// The checked-in files that tests/python/test_serialize.py reads (cpp_written.safetensors) and
+// writes with its own spec-based writer (python_written.safetensors). They are also seeds of
+// the fuzzing corpus. EMBER_UPDATE_FIXTURES=1 rewrites the first.
+TEST(Serialize, CrossLanguageFixtures) {
+  const fs::path dir = EMBER_FUZZ_CORPUS_DIR;
+  Tensor exp_avg = arange(6, kFloat).view({2, 3}).mul(0.5);
+  Value state = Value::dict();
+  state.set(0, Value::dict({{"step", 3}, {"exp_avg", exp_avg}}));
+  state.set(1, Value::dict({{"step", 3}, {"exp_avg", tensor<int64_t>({-1, int64_t{1} << 40})}}));
+  Value group = Value::dict({{"lr", 0.01}, {"betas", Value::tuple({0.9, 0.999})}, {"params", Value::list({0, 1})},
+                             {"amsgrad", false}, {"foreach", Value()}});
+  const Value obj = Value::dict({{"state", state},
+                                 {"param_groups", Value::list({group})},
+                                 {"shared", exp_avg},
+                                 {"half", tensor<double>({1.5, -0.0, std::numeric_limits<double>::infinity()}).to(kHalf)},
+                                 {"bf16", tensor<double>({1.0, -2.0}).to(kBFloat16)},
+                                 {"z", tensor(std::vector<std::complex<double>>{{1.0, 2.0}}).to(kComplexFloat)}});
+  const std::string bytes = save_to_bytes(obj);
+  if (std::getenv("EMBER_UPDATE_FIXTURES")) std::ofstream(dir / "cpp_written.safetensors", std::ios::binary) << bytes;
+  EXPECT_EQ(ser_read_file(dir / "cpp_written.safetensors"), bytes);
+
+  const Value py = load((dir / "python_written.safetensors").string());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : py.entries()) keys.push_back(k.to_string());
+  EXPECT_EQ(keys, (std::vector<std::string>{"weight", "mask", "ids", "half", "scalar", "empty", "z"}));
+  EXPECT_EQ(ember::testing::values<float>(py.at("weight").to_tensor()),
+            (std::vector<float>{0, 0.25, 0.5, 0.75, 1, 1.25}));
+  EXPECT_EQ(py.at("weight").to_tensor().sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(ember::testing::values<bool>(py.at("mask").to_tensor()), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(ember::testing::values<int64_t>(py.at("ids").to_tensor()),
+            (std::vector<int64_t>{1, -2, int64_t{1} << 40}));
+  EXPECT_EQ(ser_bytes(py.at("half").to_tensor()), ser_bytes(obj.at("half").to_tensor()));
+  EXPECT_EQ(py.at("scalar").to_tensor().dim(), 0);
+  EXPECT_EQ(py.at("scalar").to_tensor().item<double>(), 2.5);
+  EXPECT_EQ(py.at("empty").to_tensor().sizes(), IntArrayRef({0, 4}));
+  EXPECT_EQ(py.at("empty").to_tensor().dtype(), kInt16);
+  EXPECT_EQ(ser_bytes(py.at("z").to_tensor()), ser_bytes(obj.at("z").to_tensor()));
 }
