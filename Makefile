@@ -109,7 +109,7 @@ fuzz: deps
 	$(call configure,$(FUZZ_DIR),Release,-DEMBER_FUZZ=ON -DEMBER_PYTHON=OFF -DEMBER_TESTS=OFF -DEMBER_EXAMPLES=OFF)
 	ninja -C $(FUZZ_DIR) -j$(JOBS) fuzz_load
 	mkdir -p $(FUZZ_DIR)/corpus-load
-	$(FUZZ_DIR)/fuzz_load -max_total_time=$(FUZZ_TIME) -artifact_prefix=$(FUZZ_DIR)/ \
+	$(FUZZ_DIR)/fuzz_load -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/load.dict -artifact_prefix=$(FUZZ_DIR)/ \
 	  $(FUZZ_DIR)/corpus-load tests/fuzz/corpus/load
 
 clean:

@@ -56,6 +56,23 @@ std::optional<ScalarType> dtype_from_code(const std::string& s) {
   return std::nullopt;
 }
 
+// Text from the input for an error message: non-ASCII and control bytes as \xNN, since a
+// parser's message may quote a broken UTF-8 sequence (Python needs messages to be UTF-8).
+std::string printable(std::string_view s, size_t max = 80) {
+  std::string out;
+  for (const char c : s.substr(0, max)) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f) {
+      out += c;
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += {'\\', 'x', hex[b >> 4], hex[b & 15]};
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
 // A dict's key or a tensor's name as a path component ("state.0.exp_avg").
 std::string path_part(const Value& key) {
   return key.is_string() ? key.to_string() : key.repr();
@@ -106,7 +123,7 @@ class Encoder {
     try {
       return j.dump();
     } catch (const Json::type_error& e) {  // strict UTF-8 checking of every string
-      EMBER_FAIL(ValueError, "ember.save: strings and dict keys must be valid UTF-8 (", e.what(), ")");
+      EMBER_FAIL(ValueError, "ember.save: strings and dict keys must be valid UTF-8 (", printable(e.what(), 200), ")");
     }
   }
 
@@ -209,7 +226,7 @@ class Decoder {
       if (key == kMetadataKey) {
         if (!info.is_object()) fail("__metadata__ is not an object");
         for (const auto& [mk, mv] : info.items())
-          if (!mv.is_string()) fail("__metadata__ value '", mk, "' is not a string");
+          if (!mv.is_string()) fail("__metadata__ value '", printable(mk), "' is not a string");
         if (auto it = info.find(kStructureKey); it != info.end()) structure_text = &*it;
       } else {
         entries.push_back(parse_entry(key, info));
@@ -231,7 +248,7 @@ class Decoder {
     std::unordered_set<std::string> used;
     Value result = decode_value(structure, 0, tensors, used);
     for (const Entry& e : entries)
-      if (!used.count(e.name)) fail("tensor '", e.name, "' is not referenced by ", kStructureKey);
+      if (!used.count(e.name)) fail("tensor '", printable(e.name), "' is not referenced by ", kStructureKey);
     return result;
   }
 
@@ -252,57 +269,57 @@ class Decoder {
     } catch (const DepthExceeded&) {
       fail(what, " nests JSON deeper than ", max_depth, " levels");
     } catch (const Json::exception& e) {  // syntax errors and ill-formed UTF-8
-      fail(what, " is not valid JSON: ", e.what());
+      fail(what, " is not valid JSON: ", printable(e.what(), 200));
     }
   }
 
   // A JSON unsigned integer, or a failure naming the field.
   uint64_t unsigned_field(const Json& j, const std::string& tensor, const char* field) const {
     if (j.is_number_unsigned()) return j.get<uint64_t>();
-    if (j.is_number_integer()) fail("tensor '", tensor, "': ", field, " holds the negative number ", j.get<int64_t>());
-    fail("tensor '", tensor, "': ", field, " holds ", j.type_name(), " where an integer belongs");
+    if (j.is_number_integer()) fail("tensor '", printable(tensor), "': ", field, " holds the negative number ", j.get<int64_t>());
+    fail("tensor '", printable(tensor), "': ", field, " holds ", j.type_name(), " where an integer belongs");
   }
 
   Entry parse_entry(const std::string& name, const Json& info) const {
-    if (!info.is_object()) fail("tensor '", name, "': expected an object, got ", info.type_name());
+    if (!info.is_object()) fail("tensor '", printable(name), "': expected an object, got ", info.type_name());
     const auto field = [&](const char* key) -> const Json& {
       auto it = info.find(key);
-      if (it == info.end()) fail("tensor '", name, "': missing \"", key, "\"");
+      if (it == info.end()) fail("tensor '", printable(name), "': missing \"", key, "\"");
       return *it;
     };
     Entry e{name, kFloat, {}, 0, 0};
     const Json& dtype = field("dtype");
-    if (!dtype.is_string()) fail("tensor '", name, "': dtype is ", dtype.type_name(), ", not a string");
+    if (!dtype.is_string()) fail("tensor '", printable(name), "': dtype is ", dtype.type_name(), ", not a string");
     auto st = dtype_from_code(dtype.get_ref<const std::string&>());
-    if (!st) fail("tensor '", name, "': unsupported dtype \"", dtype.get_ref<const std::string&>(), "\"");
+    if (!st) fail("tensor '", printable(name), "': unsupported dtype \"", printable(dtype.get_ref<const std::string&>()), "\"");
     e.dtype = *st;
 
     const Json& shape = field("shape");
-    if (!shape.is_array()) fail("tensor '", name, "': shape is ", shape.type_name(), ", not an array");
+    if (!shape.is_array()) fail("tensor '", printable(name), "': shape is ", shape.type_name(), ", not an array");
     if (shape.size() > static_cast<size_t>(kMaxDims))
-      fail("tensor '", name, "': ", shape.size(), " dimensions, more than ", kMaxDims);
+      fail("tensor '", printable(name), "': ", shape.size(), " dimensions, more than ", kMaxDims);
     // numel, and the extent with zero-size dims counted as 1 (what strides reach), must fit.
     uint64_t numel = 1, extent = 1;
     constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
     for (const Json& d : shape) {
       const uint64_t v = unsigned_field(d, name, "shape");
       if (v > kMax || __builtin_mul_overflow(extent, std::max<uint64_t>(v, 1), &extent) || extent > kMax)
-        fail("tensor '", name, "': shape ", shape.dump(), " overflows 64-bit sizes");
+        fail("tensor '", printable(name), "': shape ", shape.dump(), " overflows 64-bit sizes");
       numel *= v;
       e.shape.push_back(static_cast<int64_t>(v));
     }
     uint64_t nbytes = 0;
     if (__builtin_mul_overflow(numel, itemsize(e.dtype), &nbytes) || nbytes > kMax)
-      fail("tensor '", name, "': shape ", shape.dump(), " overflows 64-bit byte counts");
+      fail("tensor '", printable(name), "': shape ", shape.dump(), " overflows 64-bit byte counts");
 
     const Json& offsets = field("data_offsets");
     if (!offsets.is_array() || offsets.size() != 2)
-      fail("tensor '", name, "': data_offsets must be an array of two integers");
+      fail("tensor '", printable(name), "': data_offsets must be an array of two integers");
     e.begin = unsigned_field(offsets[0], name, "data_offsets");
     e.end = unsigned_field(offsets[1], name, "data_offsets");
-    if (e.end < e.begin) fail("tensor '", name, "': data_offsets [", e.begin, ", ", e.end, "] end before they begin");
+    if (e.end < e.begin) fail("tensor '", printable(name), "': data_offsets [", e.begin, ", ", e.end, "] end before they begin");
     if (e.end - e.begin != nbytes)
-      fail("tensor '", name, "': data_offsets [", e.begin, ", ", e.end, "] hold ", e.end - e.begin, " bytes, but ",
+      fail("tensor '", printable(name), "': data_offsets [", e.begin, ", ", e.end, "] hold ", e.end - e.begin, " bytes, but ",
            dtype.get_ref<const std::string&>(), " of shape ", shape.dump(), " needs ", nbytes);
     return e;
   }
@@ -313,8 +330,8 @@ class Decoder {
               [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
     uint64_t expect = 0;
     for (const Entry& e : entries) {
-      if (e.begin < expect) fail("tensor '", e.name, "' overlaps the previous tensor's data (starts at ", e.begin, ", before ", expect, ")");
-      if (e.begin > expect) fail("a hole in the data buffer before tensor '", e.name, "' (bytes ", expect, " to ", e.begin, ")");
+      if (e.begin < expect) fail("tensor '", printable(e.name), "' overlaps the previous tensor's data (starts at ", e.begin, ", before ", expect, ")");
+      if (e.begin > expect) fail("a hole in the data buffer before tensor '", printable(e.name), "' (bytes ", expect, " to ", e.begin, ")");
       expect = e.end;
     }
     if (expect != buffer) fail("the tensors cover ", expect, " bytes but the data buffer holds ", buffer);
@@ -328,7 +345,7 @@ class Decoder {
     if (e.dtype == kBool) {  // any other byte is not a valid bool (undefined behaviour in kernels)
       const auto* p = static_cast<const unsigned char*>(t.data_ptr());
       if (std::any_of(p, p + nbytes, [](unsigned char b) { return b > 1; }))
-        fail("BOOL tensor '", e.name, "' holds a byte other than 0 and 1");
+        fail("BOOL tensor '", printable(e.name), "' holds a byte other than 0 and 1");
     }
     return t;
   }
@@ -358,7 +375,7 @@ class Decoder {
       }
       default: break;
     }
-    fail(kStructureKey, ": unexpected ", j.type_name(), " ", j.dump().substr(0, 80));
+    fail(kStructureKey, ": unexpected ", j.type_name(), " ", printable(j.dump()));
   }
 
   Value decode_value(const Json& j, int depth, const std::unordered_map<std::string, Tensor>& tensors,
@@ -381,10 +398,10 @@ class Decoder {
     }
     if (j.is_object() && j.contains("tensor")) {
       const Json& ref = j["tensor"];
-      if (j.size() != 1 || !ref.is_string()) fail(kStructureKey, ": malformed tensor reference ", j.dump().substr(0, 80));
+      if (j.size() != 1 || !ref.is_string()) fail(kStructureKey, ": malformed tensor reference ", printable(j.dump()));
       const auto& name = ref.get_ref<const std::string&>();
       auto it = tensors.find(name);
-      if (it == tensors.end()) fail(kStructureKey, ": refers to the missing tensor '", name, "'");
+      if (it == tensors.end()) fail(kStructureKey, ": refers to the missing tensor '", printable(name), "'");
       used.insert(name);
       return Value(it->second);  // the same tensor object wherever it is referenced
     }
