@@ -107,7 +107,7 @@ debug: deps
 # tests/fuzz/corpus/load, whose replay is the ctest test fuzz_load_corpus.
 fuzz: deps
 	$(call configure,$(FUZZ_DIR),Release,-DEMBER_FUZZ=ON -DEMBER_PYTHON=OFF -DEMBER_TESTS=OFF -DEMBER_EXAMPLES=OFF)
-	ninja -C $(FUZZ_DIR) -j$(JOBS) fuzz_load
+	ninja -C $(FUZZ_DIR) -j$(JOBS) fuzz
 	mkdir -p $(FUZZ_DIR)/corpus-load
 	$(FUZZ_DIR)/fuzz_load -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/load.dict -artifact_prefix=$(FUZZ_DIR)/ \
 	  $(FUZZ_DIR)/corpus-load tests/fuzz/corpus/load
