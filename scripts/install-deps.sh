@@ -12,6 +12,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-pytest python3-scipy python3-setuptools
   python3-torch libtorch-dev                              # PyTorch: the behavioural oracle
   libdlpack-dev valgrind
+  nlohmann-json3-dev                                      # JSON (ember::save's headers)
 )
 
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null |

@@ -92,6 +92,7 @@ PYBIND11_MODULE(_C, m) {
     init_random(mod);
     init_benchmark(mod);
     init_autograd(mod);
+    init_serialize(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
     init_generic_ops(mod);
   } catch (const python_error&) {
