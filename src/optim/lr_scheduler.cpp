@@ -888,7 +888,7 @@ bool ReduceLROnPlateau::is_better(double a, double best) const {
 
 void ReduceLROnPlateau::step(const Tensor& metrics) {
   EMBER_CHECK(metrics.numel() == 1, ValueError, "only one element tensors can be converted to Python scalars");
-  step(metrics.to(kDouble).item<double>());
+  step(metrics.item<double>());
 }
 
 void ReduceLROnPlateau::step(double metrics) {

@@ -70,7 +70,7 @@ double metric(int64_t t) { return std::max(1 - 0.1 * static_cast<double>(t), 0.3
 // A scheduler under test, stepped the way its case steps it.
 enum class Stepping { Plain, Fractional, Metric, NegatedMetric };
 
-struct Run {
+struct Driven {
   std::shared_ptr<LRScheduler> sched;
   std::shared_ptr<ReduceLROnPlateau> plateau;
   Stepping stepping = Stepping::Plain;
@@ -89,14 +89,14 @@ struct Run {
 };
 
 template <class S, class... A>
-Run plain(A&&... a) {
+Driven plain(A&&... a) {
   return {std::make_shared<S>(std::forward<A>(a)...), nullptr};
 }
 
 struct Case {
   const char* name;
   Kind kind;
-  std::function<Run(Optimizer&)> make;
+  std::function<Driven(Optimizer&)> make;
 };
 
 using P = std::shared_ptr<LRScheduler>;
@@ -127,13 +127,13 @@ const std::vector<Case>& cases() {
       {"warm_restarts_mult1", Kind::SGD, [](Optimizer& o) { return plain<CosineAnnealingWarmRestarts>(o, 6); }},
       {"warm_restarts_fractional", Kind::SGD,
        [](Optimizer& o) {
-         Run r = plain<CosineAnnealingWarmRestarts>(o, 3, 2, 0.01);
+         Driven r = plain<CosineAnnealingWarmRestarts>(o, 3, 2, 0.01);
          r.stepping = Stepping::Fractional;
          return r;
        }},
       {"warm_restarts_fractional_mult1", Kind::SGD,
        [](Optimizer& o) {
-         Run r = plain<CosineAnnealingWarmRestarts>(o, 4);
+         Driven r = plain<CosineAnnealingWarmRestarts>(o, 4);
          r.stepping = Stepping::Fractional;
          return r;
        }},
@@ -193,12 +193,12 @@ const std::vector<Case>& cases() {
        }},
       {"plateau_min_rel", Kind::SGD,
        [](Optimizer& o) {
-         return Run{nullptr, std::make_shared<ReduceLROnPlateau>(o, ReduceLROnPlateauOptions{.patience = 3}),
+         return Driven{nullptr, std::make_shared<ReduceLROnPlateau>(o, ReduceLROnPlateauOptions{.patience = 3}),
                     Stepping::Metric};
        }},
       {"plateau_min_abs", Kind::SGD,
        [](Optimizer& o) {
-         return Run{nullptr,
+         return Driven{nullptr,
                     std::make_shared<ReduceLROnPlateau>(
                         o, ReduceLROnPlateauOptions{.factor = 0.5, .patience = 2, .threshold = 0.02,
                                                     .threshold_mode = "abs", .cooldown = 3, .min_lr = {0.01, 0.02}}),
@@ -206,7 +206,7 @@ const std::vector<Case>& cases() {
        }},
       {"plateau_max_rel", Kind::SGD,
        [](Optimizer& o) {
-         return Run{nullptr,
+         return Driven{nullptr,
                     std::make_shared<ReduceLROnPlateau>(o, ReduceLROnPlateauOptions{.mode = "max", .factor = 0.3,
                                                                                     .patience = 1, .min_lr = 0.001,
                                                                                     .eps = 1e-3}),
@@ -214,7 +214,7 @@ const std::vector<Case>& cases() {
        }},
       {"plateau_max_abs", Kind::SGD,
        [](Optimizer& o) {
-         return Run{nullptr,
+         return Driven{nullptr,
                     std::make_shared<ReduceLROnPlateau>(o, ReduceLROnPlateauOptions{.mode = "max", .patience = 0,
                                                                                     .threshold = 0.0,
                                                                                     .threshold_mode = "abs",
@@ -258,22 +258,23 @@ const std::vector<Case>& cases() {
   return all;
 }
 
-Tensor ref(const std::string& name) { return find_ref(refs::kRefEntries, refs::kValues, name); }
+Tensor torch_table(const std::string& name) { return find_ref(refs::kRefEntries, refs::kValues, name); }
 
 // Row t of table `name` (groups' values after t steps).
 std::vector<double> row(const Tensor& table, int64_t t) {
   return testing::as_double(table.select(0, t));
 }
 
+// Exact: the schedulers evaluate torch's formulas in torch's order, so every lr is torch's double.
 void expect_row(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], 1e-14 * std::max(1.0, std::abs(want[i]))) << what << " group " << i;
+    EXPECT_EQ(got[i], want[i]) << what << " group " << i;
 }
 
 // Steps `run` from step `from` to the table's end, comparing each step with torch's.
-void follow(const Run& run, const Optimizer& o, const std::string& name, int64_t from) {
-  const Tensor lr = ref(name + "/lr"), momentum = ref(name + "/momentum");
+void follow(const Driven& run, const Optimizer& o, const std::string& name, int64_t from) {
+  const Tensor lr = torch_table(name + "/lr"), momentum = torch_table(name + "/momentum");
   ASSERT_TRUE(lr.defined()) << name;
   for (int64_t t = from; t < lr.size(0); ++t) {
     run.step(t);
@@ -288,11 +289,11 @@ void follow(const Run& run, const Optimizer& o, const std::string& name, int64_t
 TEST(LRScheduler, SequencesMatchTorch) {
   for (const Case& c : cases()) {
     auto o = make_optimizer(c.kind);
-    const Run run = c.make(*o);
-    const Tensor lr = ref(std::string(c.name) + "/lr");
+    const Driven run = c.make(*o);
+    const Tensor lr = torch_table(std::string(c.name) + "/lr");
     ASSERT_TRUE(lr.defined()) << c.name;
     expect_row(lrs_of(*o), row(lr, 0), std::string(c.name) + " after construction");
-    const Tensor momentum = ref(std::string(c.name) + "/momentum");
+    const Tensor momentum = torch_table(std::string(c.name) + "/momentum");
     if (momentum.defined()) expect_row(momenta_of(*o), row(momentum, 0), std::string(c.name) + " momentum");
     follow(run, *o, c.name, 1);
   }
@@ -303,13 +304,13 @@ TEST(LRScheduler, SequencesMatchTorch) {
 TEST(LRScheduler, StateDictSavedMidwayContinues) {
   for (const Case& c : cases()) {
     auto o = make_optimizer(c.kind);
-    const Run run = c.make(*o);
-    const int64_t steps = ref(std::string(c.name) + "/lr").size(0) - 1, half = steps / 2;
+    const Driven run = c.make(*o);
+    const int64_t steps = torch_table(std::string(c.name) + "/lr").size(0) - 1, half = steps / 2;
     for (int64_t t = 1; t <= half; ++t) run.step(t);
     const Value state = run.state_dict();
 
     auto fresh = make_optimizer(c.kind);
-    const Run resumed = c.make(*fresh);
+    const Driven resumed = c.make(*fresh);
     for (size_t i = 0; i < o->param_groups().size(); ++i)
       fresh->param_groups()[i].options = o->param_groups()[i].options;
     resumed.load_state_dict(state);
@@ -324,8 +325,8 @@ TEST(LRScheduler, StateDictSavedMidwayContinues) {
 TEST(LRScheduler, StateDictKeysAreTorchs) {
   for (const Case& c : cases()) {
     auto o = make_optimizer(c.kind);
-    const Run run = c.make(*o);
-    const int64_t steps = ref(std::string(c.name) + "/lr").size(0) - 1;
+    const Driven run = c.make(*o);
+    const int64_t steps = torch_table(std::string(c.name) + "/lr").size(0) - 1;
     for (int64_t t = 1; t <= steps; ++t) run.step(t);
     std::vector<std::string> want;
     for (const std::string& k : refs::state_keys().at(c.name)) {
@@ -333,7 +334,8 @@ TEST(LRScheduler, StateDictKeysAreTorchs) {
       want.push_back(k == "anneal_func" ? "_anneal_func_type" : k);
     }
     std::vector<std::string> got;
-    for (const auto& [k, v] : run.state_dict().entries())
+    const Value state = run.state_dict();
+    for (const auto& [k, v] : state.entries())
       if (!(std::string(c.name).starts_with("cyclic") && k.to_string() == "use_beta1")) got.push_back(k.to_string());
     EXPECT_EQ(got, want) << c.name;
   }
@@ -351,7 +353,7 @@ TEST(LRScheduler, LambdasAreNotSaved) {
 TEST(LRScheduler, CyclicCyclesBeta1) {
   auto o = make_optimizer(Kind::Adam);
   CyclicLR s(*o, 0.01, 0.1, {.step_size_up = 4});
-  const Tensor lr = ref("cyclic_triangular/lr"), momentum = ref("cyclic_triangular/momentum");
+  const Tensor lr = torch_table("cyclic_triangular/lr"), momentum = torch_table("cyclic_triangular/momentum");
   for (int64_t t = 0; t < lr.size(0); ++t) {
     if (t) s.step();
     expect_row(lrs_of(*o), row(lr, t), "lr");

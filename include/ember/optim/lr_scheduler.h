@@ -252,11 +252,11 @@ class CosineAnnealingWarmRestarts : public LRScheduler {
 
 struct CyclicLROptions {
   int64_t step_size_up = 2000;
-  std::optional<int64_t> step_size_down;  // step_size_up when not given
+  std::optional<int64_t> step_size_down{};  // step_size_up when not given
   std::string mode = "triangular";        // "triangular", "triangular2" or "exp_range"
   double gamma = 1.0;                     // exp_range's gamma ** iterations
   // Replaces mode's scaling; its argument is the cycle number or the iteration (scale_mode).
-  std::function<double(double)> scale_fn;
+  std::function<double(double)> scale_fn{};
   std::string scale_mode = "cycle";  // "cycle" or "iterations"; only with scale_fn
   // Cycles "momentum" (or betas[0] of an optimizer with betas) inversely to the lr.
   bool cycle_momentum = true;
@@ -288,9 +288,9 @@ class CyclicLR : public LRScheduler {
 
 struct OneCycleLROptions {
   // total_steps, or epochs and steps_per_epoch.
-  std::optional<int64_t> total_steps;
-  std::optional<int64_t> epochs;
-  std::optional<int64_t> steps_per_epoch;
+  std::optional<int64_t> total_steps{};
+  std::optional<int64_t> epochs{};
+  std::optional<int64_t> steps_per_epoch{};
   double pct_start = 0.3;              // share of the steps spent raising the lr
   std::string anneal_strategy = "cos";  // "cos" or "linear"
   bool cycle_momentum = true;           // "momentum", or betas[0] of an optimizer with betas
