@@ -15,7 +15,7 @@ namespace ember::optim {
 
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+constexpr double kLrsPi = std::numbers::pi;
 
 // Python's "%.5d" % epoch and "%.2f" % epoch, for the verbose messages.
 std::string lrs_epoch_str(int64_t epoch) {
@@ -442,13 +442,13 @@ std::vector<double> CosineAnnealingLR::get_lr() {
   if (step_count_ == 1 && last_epoch_ > 0) {
     // Constructed with a last_epoch: jump straight to the closed form.
     for (size_t i = 0; i < lrs.size(); ++i)
-      lrs[i] = eta_min_ + (base_lrs_.at(i) - eta_min_) * (1 + std::cos(e * kPi / T)) / 2;
+      lrs[i] = eta_min_ + (base_lrs_.at(i) - eta_min_) * (1 + std::cos(e * kLrsPi / T)) / 2;
   } else if ((last_epoch_ - 1 - T_max_) % (2 * T_max_) == 0) {
     // The restart point of the recursion (the quotient below would be 0/0).
     for (size_t i = 0; i < lrs.size(); ++i)
-      lrs[i] = lrs[i] + (base_lrs_.at(i) - eta_min_) * (1 - std::cos(kPi / T)) / 2;
+      lrs[i] = lrs[i] + (base_lrs_.at(i) - eta_min_) * (1 - std::cos(kLrsPi / T)) / 2;
   } else {
-    const double ratio = (1 + std::cos(kPi * e / T)) / (1 + std::cos(kPi * (e - 1) / T));
+    const double ratio = (1 + std::cos(kLrsPi * e / T)) / (1 + std::cos(kLrsPi * (e - 1) / T));
     for (double& lr : lrs) lr = ratio * (lr - eta_min_) + eta_min_;
   }
   return lrs;
@@ -458,7 +458,7 @@ std::optional<std::vector<double>> CosineAnnealingLR::closed_form_lr() {
   EMBER_CHECK(T_max_ != 0, RuntimeError, "float division by zero");
   std::vector<double> lrs;
   const double e = static_cast<double>(last_epoch_), T = static_cast<double>(T_max_);
-  for (double base : base_lrs_) lrs.push_back(eta_min_ + (base - eta_min_) * (1 + std::cos(kPi * e / T)) / 2);
+  for (double base : base_lrs_) lrs.push_back(eta_min_ + (base - eta_min_) * (1 + std::cos(kLrsPi * e / T)) / 2);
   return lrs;
 }
 
@@ -487,7 +487,7 @@ CosineAnnealingWarmRestarts::CosineAnnealingWarmRestarts(Optimizer& optimizer, i
 std::vector<double> CosineAnnealingWarmRestarts::get_lr() {
   std::vector<double> lrs;
   for (double base : base_lrs_)
-    lrs.push_back(eta_min_ + (base - eta_min_) * (1 + std::cos(kPi * T_cur_ / static_cast<double>(T_i_))) / 2);
+    lrs.push_back(eta_min_ + (base - eta_min_) * (1 + std::cos(kLrsPi * T_cur_ / static_cast<double>(T_i_))) / 2);
   return lrs;
 }
 
@@ -688,7 +688,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, PerGroup max_lr, OneCycleLROptions 
 
 double OneCycleLR::anneal(double start, double end, double pct) const {
   if (anneal_strategy_ == "cos") {
-    const double cos_out = std::cos(kPi * pct) + 1;
+    const double cos_out = std::cos(kLrsPi * pct) + 1;
     return end + (start - end) / 2.0 * cos_out;
   }
   return (end - start) * pct + start;
