@@ -138,6 +138,8 @@ from workloads_attention import WORKLOADS as _ATTENTION_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_ATTENTION_WORKLOADS)
 from workloads_sample import WORKLOADS as _SAMPLE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_SAMPLE_WORKLOADS)
+from workloads_optim import WORKLOADS as _OPTIM_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_OPTIM_WORKLOADS)
 
 
 def copy_bandwidth():

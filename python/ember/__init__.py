@@ -47,3 +47,4 @@ from . import _reduce_sort  # noqa: E402
 _reduce_sort.install(globals(), Tensor)
 
 from . import nn  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
