@@ -12,6 +12,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-pytest python3-scipy python3-setuptools
   python3-torch libtorch-dev                              # PyTorch: the behavioural oracle
   libdlpack-dev valgrind
+  zlib1g-dev dataset-fashion-mnist                        # gzip IDX files; the real ones the tests read
 )
 
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null |
