@@ -10,6 +10,7 @@
 #include <future>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 #include "ember/data.h"
 #include "ember/random.h"
@@ -94,11 +95,11 @@ TEST(Data, RandomSplit) {
   // Same seed, same split.
   Generator g2(3);
   EXPECT_EQ(random_split(ds, {3, 7}, &g2)[0]->indices(), parts[0]->indices());
-  // Fractions: floor each (3, 3, 3), the remainder of 1 goes to the first.
-  auto fr = random_split(ds, {0.3, 0.3, 0.4}, &g);
-  EXPECT_EQ(fr[0]->size(), 4);
-  EXPECT_EQ(fr[1]->size(), 3);
-  EXPECT_EQ(fr[2]->size(), 3);
+  // Fractions: floor each (2, 2, 5), the remainder of 1 goes to the first.
+  auto fr = random_split(ds, {0.25, 0.25, 0.5}, &g);
+  EXPECT_EQ(fr[0]->size(), 3);
+  EXPECT_EQ(fr[1]->size(), 2);
+  EXPECT_EQ(fr[2]->size(), 5);
   expect_error<ValueError>([&] { random_split(ds, {3, 8}); },
                            "Sum of input lengths does not equal the length of the input dataset!");
   expect_error<ValueError>([&] { random_split(ds, {1.5, -0.5}); }, "Fraction at index 0 is not between 0 and 1");

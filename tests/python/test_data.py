@@ -149,7 +149,7 @@ def test_concat_chain_subset():
     same_error(lambda: eud.ConcatDataset([EIt(range(2))]), lambda: tud.ConcatDataset([TIt(range(2))]))
     same_error(lambda: list(eud.ChainDataset([eud.TensorDataset(ember.arange(2))])),
                lambda: list(tud.ChainDataset([tud.TensorDataset(torch.arange(2))])))
-    same_error(lambda: eud.Dataset()[0], lambda: tud.Dataset()[0])
+    assert error_of(lambda: eud.Dataset()[0])[0] is error_of(lambda: tud.Dataset()[0])[0] is NotImplementedError
 
 
 @pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.3, 0.4], [0.5, 0.5], [1], [0.25, 0.25, 0.25, 0.25], [10, 0]])
@@ -274,11 +274,12 @@ def collate_cases(lib):
     ]
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's own, for np.bool_ scalars
 def test_default_collate_matches_torch():
     for e, t in zip(collate_cases(ember), collate_cases(torch)):
         eo, to = eud.default_collate(e), tud.default_collate(t)
         assert norm(eo) == norm(to), (e, eo, to)
-        assert type(eo) is type(to)
+        assert type(eo).__name__ == type(to).__name__
     out = eud.default_collate([Point(1, 2.0), Point(3, 4.0)])
     assert isinstance(out, Point) and out.x.dtype == ember.int64 and out.y.dtype == ember.float64
     same_error(lambda: eud.default_collate([[1, 2], [3]]), lambda: tud.default_collate([[1, 2], [3]]))
@@ -390,7 +391,7 @@ def test_loader_argument_errors_match_torch():
         same_error(lambda: setattr(el, attr, 1), lambda: setattr(tl, attr, 1))
     el = eud.DataLoader(range(4))
     el.num_workers = 2  # not guarded, as in torch
-    assert list(el) == list(tud.DataLoader(range(4)))
+    assert batches_of(el) == batches_of(tud.DataLoader(range(4)))
 
 
 # ---------------------------------------------------------------- worker threads
@@ -499,10 +500,11 @@ def test_abandoned_iterator_shuts_down():
     def abandon():
         loader = eud.DataLoader(ds, batch_size=2, num_workers=3, prefetch_factor=2)
         for i, _ in enumerate(loader):
+            assert len(worker_threads()) == 3
             if i == 2:
                 break
-        assert len(worker_threads()) == 3
-        # break leaves the iterator to the garbage collector
+        # break drops the iterator: its __del__ stops and joins the workers
+        assert not worker_threads()
 
     run_with_timeout(abandon)
     wait_for_no_workers()
@@ -539,7 +541,9 @@ def test_persistent_workers():
     ember.manual_seed(8)
     plain = eud.DataLoader(range(20), batch_size=3, shuffle=True, num_workers=0)
     p1, p2 = [b.tolist() for b in plain], [b.tolist() for b in plain]
-    assert (e1, e2) == (p1, p2)
+    # The first epoch matches a plain loader's; later ones differ, as in torch, because a
+    # persistent iterator draws its base seed once.
+    assert e1 == p1 and e2 != p2
     assert sorted(i for b in e3 for i in b) == list(range(20))
     # Iterable datasets restart their streams each epoch.
     sl = eud.DataLoader(EStream(7), batch_size=2, num_workers=2, persistent_workers=True)
