@@ -132,6 +132,8 @@ from workloads_nn import WORKLOADS as _NN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_NN_WORKLOADS)
 from workloads_conv import WORKLOADS as _CONV_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_CONV_WORKLOADS)
+from workloads_data import WORKLOADS as _DATA_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_DATA_WORKLOADS)
 from workloads_rnn import WORKLOADS as _RNN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_RNN_WORKLOADS)
 from workloads_attention import WORKLOADS as _ATTENTION_WORKLOADS  # noqa: E402

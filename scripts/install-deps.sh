@@ -13,6 +13,7 @@ PACKAGES=(
   python3-torch libtorch-dev                              # PyTorch: the behavioural oracle
   libdlpack-dev valgrind
   nlohmann-json3-dev                                      # JSON (ember::save's headers)
+  zlib1g-dev dataset-fashion-mnist                        # gzip IDX files; the real ones the tests read
 )
 
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null |
