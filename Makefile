@@ -6,10 +6,11 @@
 #   make bench   build with the C++ benchmarks, then benchmarks/run.py (Ember vs PyTorch)
 #   make asan    AddressSanitizer + UBSan build in build-asan/, then ctest and pytest there
 #   make debug   Debug build in build-debug/
+#   make fuzz    libFuzzer build in build-fuzz/ (needs clang-14), then fuzz ember::load FUZZ_TIME s
 #   make clean   remove the build directories above
 #
-# Variables: JOBS (parallel jobs, default nproc), BUILD_DIR, ASAN_DIR, DEBUG_DIR,
-# PYTEST_ARGS, BENCH_ARGS.
+# Variables: JOBS (parallel jobs, default nproc), BUILD_DIR, ASAN_DIR, DEBUG_DIR, FUZZ_DIR,
+# FUZZ_TIME, PYTEST_ARGS, BENCH_ARGS.
 
 SHELL := /bin/bash
 PYTHON := /usr/bin/python3
@@ -17,6 +18,8 @@ JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
 DEBUG_DIR ?= build-debug
+FUZZ_DIR ?= build-fuzz
+FUZZ_TIME ?= 600
 PYTEST_ARGS ?= -q
 BENCH_ARGS ?=
 
@@ -51,7 +54,7 @@ define run_tests
 	exit $$status
 endef
 
-.PHONY: all deps build test demo bench asan debug clean
+.PHONY: all deps build test demo bench asan debug fuzz clean
 
 all: build
 
@@ -101,5 +104,15 @@ debug: deps
 	$(call configure,$(DEBUG_DIR),Debug,)
 	ninja -C $(DEBUG_DIR) -j$(JOBS)
 
+# New inputs go to $(FUZZ_DIR)/corpus-load; crashes to $(FUZZ_DIR)/crash-*. Minimize one with
+# `$(FUZZ_DIR)/fuzz_load -minimize_crash=1 -runs=10000 <file>` and add it to
+# tests/fuzz/corpus/load, whose replay is the ctest test fuzz_load_corpus.
+fuzz: deps
+	$(call configure,$(FUZZ_DIR),Release,-DEMBER_FUZZ=ON -DEMBER_PYTHON=OFF -DEMBER_TESTS=OFF -DEMBER_EXAMPLES=OFF)
+	ninja -C $(FUZZ_DIR) -j$(JOBS) fuzz
+	mkdir -p $(FUZZ_DIR)/corpus-load
+	$(FUZZ_DIR)/fuzz_load -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/load.dict -artifact_prefix=$(FUZZ_DIR)/ \
+	  $(FUZZ_DIR)/corpus-load tests/fuzz/corpus/load
+
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(DEBUG_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(DEBUG_DIR) $(FUZZ_DIR)

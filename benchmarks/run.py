@@ -132,12 +132,16 @@ from workloads_nn import WORKLOADS as _NN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_NN_WORKLOADS)
 from workloads_conv import WORKLOADS as _CONV_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_CONV_WORKLOADS)
+from workloads_data import WORKLOADS as _DATA_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_DATA_WORKLOADS)
 from workloads_rnn import WORKLOADS as _RNN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_RNN_WORKLOADS)
 from workloads_attention import WORKLOADS as _ATTENTION_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_ATTENTION_WORKLOADS)
 from workloads_sample import WORKLOADS as _SAMPLE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_SAMPLE_WORKLOADS)
+from workloads_optim import WORKLOADS as _OPTIM_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_OPTIM_WORKLOADS)
 from workloads_train import WORKLOADS as _TRAIN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_TRAIN_WORKLOADS)
 

@@ -12,7 +12,8 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-pytest python3-scipy python3-setuptools
   python3-torch libtorch-dev                              # PyTorch: the behavioural oracle
   libdlpack-dev valgrind
-  dataset-fashion-mnist                                   # the demo's data (examples/fashion_mnist)
+  nlohmann-json3-dev                                      # JSON (ember::save's headers)
+  zlib1g-dev dataset-fashion-mnist                        # gzip IDX files; the demo's data and the tests'
 )
 
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null |

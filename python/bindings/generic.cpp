@@ -610,7 +610,8 @@ void expose_ops(PyObject* m) {
   Owned rt_owner(rt);
   for (const std::string& name : order) {
     auto& ovs = groups[name];
-    const bool method_only = name.back() == '_' || std::all_of(ovs.begin(), ovs.end(), [](const Overload& ov) {
+    // Private in-place names (`_fused_adam_`) are never methods: they stay ember._C functions.
+    const bool method_only = (name.back() == '_' && name[0] != '_') || std::all_of(ovs.begin(), ovs.end(), [](const Overload& ov) {
                                return ov.op->has_tag(Tag::MethodOnly);
                              });
     const bool want_function = !method_only && !PyObject_HasAttrString(m, name.c_str());

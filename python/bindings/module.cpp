@@ -68,6 +68,9 @@ PyMethodDef module_functions[] = {
     {nullptr, nullptr, 0, nullptr}};
 }  // namespace
 
+// Declared here rather than in common.h, whose change would rebuild every binding file.
+void init_data(PyObject* m);  // IDX reader (data.cpp)
+
 }  // namespace ember::py
 
 PYBIND11_MODULE(_C, m) {
@@ -92,6 +95,8 @@ PYBIND11_MODULE(_C, m) {
     init_random(mod);
     init_benchmark(mod);
     init_autograd(mod);
+    init_serialize(mod);
+    init_data(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
     init_generic_ops(mod);
   } catch (const python_error&) {

@@ -19,6 +19,7 @@ from .autograd import (inference_mode, is_anomaly_check_nan_enabled, is_anomaly_
 from ._C import _is_inference as is_inference  # noqa: F401  (torch.is_inference)
 from ._C import _log_softmax_backward_data, _softmax_backward_data  # noqa: F401  (torch's private names)
 from .functional import chain_matmul, einsum, imag, real, tensordot  # noqa: F401
+from .serialization import load, save  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -46,3 +47,4 @@ from . import _reduce_sort  # noqa: E402
 _reduce_sort.install(globals(), Tensor)
 
 from . import nn  # noqa: E402,F401
+from . import optim  # noqa: E402,F401

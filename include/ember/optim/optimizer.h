@@ -51,7 +51,9 @@ class Optimizer {
   // {"state": {index: {name: value}}, "param_groups": [{options..., "params": [indices]}]}, the
   // layout of torch.optim's state_dict (parameters numbered across groups in order).
   Value state_dict() const;
-  // Checks everything (group count and sizes, state shapes) before changing anything.
+  // Checks the group count and sizes (ValueError with torch's messages) and builds the new
+  // state before changing anything. State tensors are copies, on the parameter's device and,
+  // except "step", in its floating dtype; each group's options become the saved ones.
   void load_state_dict(const Value& state_dict);
 
  protected:

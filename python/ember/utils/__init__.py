@@ -4,8 +4,8 @@ from . import dlpack  # noqa: F401
 
 
 def __getattr__(name):
-    # ember.utils.benchmark loads on first use, keeping `import ember` fast.
-    if name == "benchmark":
+    # ember.utils.benchmark and .data load on first use, keeping `import ember` fast.
+    if name in ("benchmark", "data"):
         import importlib
 
         return importlib.import_module(".benchmark", __name__)

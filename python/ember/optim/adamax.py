@@ -1,0 +1,60 @@
+"""Adamax: Adam with the infinity norm."""
+import ember
+from ember import _C
+
+from .adam import _steps_as_tensors
+from .optimizer import Optimizer, _call_closure, _no_grad_step, _real
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """torch.optim.Adamax: m = beta1 * m + (1 - beta1) * g; u = max(beta2 * u, |g| + eps);
+    p -= lr / (1 - beta1^t) * m / u."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+        _steps_as_tensors(self.state.values())
+
+    @_no_grad_step
+    def step(self, closure=None):
+        loss = _call_closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = ember.tensor(0.0)
+                    state["exp_avg"] = ember.zeros_like(p)
+                    state["exp_inf"] = ember.zeros_like(p)
+                params.append(_real(p))
+                grads.append(_real(g))
+                exp_avgs.append(_real(state["exp_avg"]))
+                exp_infs.append(_real(state["exp_inf"]))
+                steps.append(state["step"])
+            if params:
+                _C._fused_adamax_(params, grads, exp_avgs, exp_infs, steps, lr=group["lr"], beta1=beta1, beta2=beta2,
+                                  eps=group["eps"], weight_decay=group["weight_decay"], maximize=group["maximize"])
+        return loss

@@ -1,0 +1,58 @@
+"""RAdam: Adam with a rectified adaptive learning rate."""
+import ember
+from ember import _C
+
+from .adam import _steps_as_tensors
+from .optimizer import Optimizer, _call_closure, _no_grad_step, _real
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """torch.optim.RAdam: while the variance estimate is unreliable (rho_t <= 5) the step is the
+    bias-corrected momentum alone; afterwards Adam's step scaled by the rectification term."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+        _steps_as_tensors(self.state.values())
+
+    @_no_grad_step
+    def step(self, closure=None):
+        loss = _call_closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            params, grads, exp_avgs, exp_avg_sqs, steps = [], [], [], [], []
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = ember.tensor(0.0)
+                    state["exp_avg"] = ember.zeros_like(p)
+                    state["exp_avg_sq"] = ember.zeros_like(p)
+                params.append(_real(p))
+                grads.append(_real(g))
+                exp_avgs.append(_real(state["exp_avg"]))
+                exp_avg_sqs.append(_real(state["exp_avg_sq"]))
+                steps.append(state["step"])
+            if params:
+                _C._fused_radam_(params, grads, exp_avgs, exp_avg_sqs, steps, lr=group["lr"], beta1=beta1,
+                                 beta2=beta2, weight_decay=group["weight_decay"], eps=group["eps"])
+        return loss
