@@ -18,29 +18,6 @@ BATCH = 64
 LR, MOMENTUM = 0.01, 0.9
 
 
-def _sgd_momentum(lib, params):
-    """SGD with momentum written with tensor ops, used until the optimizer is on both sides:
-    buf = momentum * buf + g; p -= lr * buf (torch.optim.SGD's update, dampening 0)."""
-    if hasattr(lib, "optim") and hasattr(lib.optim, "SGD"):
-        opt = lib.optim.SGD(params, lr=LR, momentum=MOMENTUM)
-        return opt.zero_grad, opt.step
-    bufs = [None] * len(params)
-
-    def zero_grad():
-        for p in params:
-            p.grad = None
-
-    def step():
-        with lib.no_grad():
-            for i, p in enumerate(params):
-                if bufs[i] is None:
-                    bufs[i] = p.grad.clone()
-                else:
-                    bufs[i].mul_(MOMENTUM).add_(p.grad)
-                p.sub_(bufs[i], alpha=LR)
-    return zero_grad, step
-
-
 def make_train_cnn_step(lib):
     lib.manual_seed(0)
     model = make_cnn(lib)
@@ -48,14 +25,14 @@ def make_train_cnn_step(lib):
     g = np.random.default_rng(0)
     x = lib.from_numpy(g.standard_normal((BATCH, 1, 28, 28), dtype=np.float32))
     y = lib.from_numpy(g.integers(0, 10, BATCH))
-    zero_grad, step = _sgd_momentum(lib, list(model.parameters()))
+    opt = lib.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     loss_fn = lib.nn.CrossEntropyLoss()
 
     def run():
-        zero_grad()
+        opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
-        step()
+        opt.step()
     return run
 
 

@@ -11,12 +11,14 @@
 // from --checkpoint up to --epochs. The last line is `seconds_per_epoch S`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
