@@ -10,7 +10,7 @@ trap 'rm -rf "$dir"' EXIT
 args=(--limit 1024 --threads 1 --checkpoint "$dir/demo.ckpt")
 
 fail() { echo "demo_test: $*" >&2; exit 1; }
-epoch_loss() { awk -v e="epoch $1:" 'index($0, e) == 1 { print $4 }'; }
+epoch_loss() { awk -v e="epoch $1:" 'index($0, e) == 1 { print $5 }'; }
 
 "$exe" "${args[@]}" --epochs 1 >"$dir/first.txt" || fail "first run failed: $(cat "$dir/first.txt")"
 cat "$dir/first.txt"
