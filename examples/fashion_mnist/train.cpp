@@ -103,7 +103,8 @@ std::pair<Tensor, Tensor> load(const Args& a, const std::string& split) {
   for (const std::string& p : {images, labels})
     if (!std::filesystem::exists(p))
       throw std::runtime_error(p + " not found: the Fashion-MNIST files come with the Debian package "
-                               "dataset-fashion-mnist (sudo apt-get install dataset-fashion-mnist), or pass --data-dir");
+                               "dataset-fashion-mnist (sudo apt-get install dataset-fashion-mnist), "
+                               "or pass --data-dir");
   Tensor x = data::read_idx(images), y = data::read_idx(labels);
   if (a.limit > 0 && a.limit < x.size(0)) {
     x = x.narrow(0, 0, a.limit);
