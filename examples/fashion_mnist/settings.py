@@ -8,7 +8,7 @@ MEAN, STD = 0.2860, 0.3530
 # Adam rather than SGD: the head reads 3136 features, so an SGD step at a useful learning
 # rate moves the first logits by tens (the loss spikes to 20 in the first steps at lr 0.02);
 # Adam's per-weight step size keeps them in range.
-LR = 1e-3
+LR = 2e-3
 
 
 def make_optimizer(lib, params):

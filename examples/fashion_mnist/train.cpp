@@ -39,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 // settings.py's values.
 constexpr double kMean = 0.2860, kStd = 0.3530;
-constexpr double kLr = 1e-3;
+constexpr double kLr = 2e-3;
 
 struct Args {
   int64_t epochs = 3, batch_size = 64, threads = 0, limit = 0;
