@@ -366,6 +366,18 @@ def test_loader_iterable_dataset():
     assert got == [[0, 2], [1, 3], [4, 6], [5, 7], [8], [9]]
     e = eud.DataLoader(EStream(10), batch_size=2, num_workers=2, drop_last=True)
     assert run_with_timeout(lambda: [b.tolist() for b in e]) == [[0, 2], [1, 3], [4, 6], [5, 7]]
+    # A stream that every worker yields in full: more batches than len() said, as torch warns.
+    class Unsharded(eud.IterableDataset):
+        def __iter__(self):
+            return iter(range(4))
+
+        def __len__(self):
+            return 4
+
+    loader = eud.DataLoader(Unsharded(), batch_size=None, num_workers=2)
+    assert len(loader) == 4
+    with pytest.warns(UserWarning, match="was reported to be 4"):
+        assert run_with_timeout(lambda: [int(b) for b in loader]) == [0, 0, 1, 1, 2, 2, 3, 3]
     # Streams of different lengths: the ended worker is skipped.
     e = eud.DataLoader(EStream(5), batch_size=2, num_workers=3)
     assert run_with_timeout(lambda: [b.tolist() for b in e]) == [[0, 3], [1, 4], [2]]

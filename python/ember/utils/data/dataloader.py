@@ -11,6 +11,7 @@ timing. See docs/ARCHITECTURE.md, "Data loading".
 import itertools
 import queue
 import threading
+import warnings
 
 import ember
 
@@ -212,6 +213,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self.__initialized = True
+        self._IterableDataset_len_called = None  # len(dataset) once __len__ was asked, for a warning
         self._iterator = None
 
     def __setattr__(self, attr, val):
@@ -244,7 +246,7 @@ class DataLoader:
 
     def __len__(self):
         if self._iterable:
-            length = len(self.dataset)
+            length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
             return length
@@ -273,6 +275,7 @@ class _BaseIter:
         self._base_seed = int(seed_holder.item())
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
 
     def __iter__(self):
         return self
@@ -290,6 +293,14 @@ class _BaseIter:
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
+        if self._iterable and self._len_called is not None and self._num_yielded > self._len_called:
+            # Compares batches with samples, as torch does; mostly catches unsharded workers.
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {self._len_called} (when "
+                   f"accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                msg += ("With worker threads, this could be caused by not splitting the IterableDataset between "
+                        "workers (see get_worker_info()).")
+            warnings.warn(msg)
         return data
 
 
