@@ -477,6 +477,7 @@ def test_worker_exception_is_reraised_with_its_type():
 
 def test_worker_info_and_init_fn():
     assert eud.get_worker_info() is None
+    threads_before = ember.get_num_threads()
     seen = []
 
     def init(worker_id):
@@ -486,7 +487,7 @@ def test_worker_info_and_init_fn():
     class Probe(eud.Dataset):
         def __getitem__(self, i):
             info = eud.get_worker_info()
-            return ember.tensor([info.id, info.seed - info.id])
+            return ember.tensor([info.id, info.seed - info.id, ember.get_num_threads()])
 
         def __len__(self):
             return 6
@@ -496,6 +497,8 @@ def test_worker_info_and_init_fn():
     assert all(name.startswith("ember DataLoader worker") for *_, name in seen)
     assert [int(b[0, 0]) for b in out] == [0, 1, 2, 0, 1, 2]  # batch k goes to worker k mod 3
     assert len({int(b[0, 1]) for b in out}) == 1  # seed = base seed + worker id
+    assert all(int(b[0, 2]) == 1 for b in out)  # one intra-op thread per worker, as torch
+    assert ember.get_num_threads() == threads_before
     info = eud.WorkerInfo(id=1, num_workers=2, seed=3, dataset=None)
     assert repr(info) == "WorkerInfo(id=1, num_workers=2, seed=3, dataset=None)"
     with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo objects"):

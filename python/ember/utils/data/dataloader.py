@@ -90,6 +90,10 @@ def _worker_loop(iterable, dataset, index_queue, result_queue, done_event, auto_
                  drop_last, seed, init_fn, worker_id, num_workers):
     # Runs in a worker thread. It holds no reference to the iterator, so that an abandoned
     # iterator can be garbage-collected (and shut its workers down).
+    # One intra-op thread per worker, as in torch's worker processes: the workers are the
+    # parallelism, and OpenMP teams inside each of them would oversubscribe the cores. The
+    # setting is per thread, so the iterating thread keeps its own.
+    ember.set_num_threads(1)
     _set_worker_info(WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset))
     where = f"in DataLoader worker thread {worker_id}"
     init_error = None
