@@ -5,6 +5,9 @@ not reproduce torch's numbers). Worker threads: same batches for any number of w
 exceptions re-raised in the iterating thread, clean shutdown. Hangs fail through timeouts."""
 import collections
 import gc
+import os
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -95,6 +98,12 @@ class Squares(eud.Dataset):
         if i == self.fail_at:
             raise self.exc(f"bad index {i}")
         return {"i": i, "sq": ember.tensor([float(i * i)])}
+
+
+def test_lazy_import():
+    code = "import ember; print(ember.utils.data.DataLoader.__name__, ember.utils.data.read_idx.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=os.environ)
+    assert out.stdout.split() == ["DataLoader", "read_idx"], out.stderr
 
 
 # ---------------------------------------------------------------- datasets
