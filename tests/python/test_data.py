@@ -107,6 +107,26 @@ def test_lazy_import():
 
 
 # ---------------------------------------------------------------- datasets
+def test_generic_base_classes():
+    class Items(eud.Dataset[int]):
+        def __getitem__(self, i):
+            return i
+
+        def __len__(self):
+            return 3
+
+    class Stream(eud.IterableDataset[int]):
+        def __iter__(self):
+            return iter([5])
+
+    class Evens(eud.Sampler[int]):
+        def __iter__(self):
+            return iter([0, 2])
+
+    assert [int(b) for b in eud.DataLoader(Items(), sampler=Evens())] == [0, 2]
+    assert [int(b) for b in eud.DataLoader(Stream())] == [5]
+
+
 def test_tensor_dataset():
     x, y = np.arange(12.0).reshape(6, 2), np.arange(6)
     e = eud.TensorDataset(ember.tensor(x), ember.tensor(y))
