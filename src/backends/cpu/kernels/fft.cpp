@@ -1,0 +1,564 @@
+// FFT execution: Stockham autosort passes over split (real, imaginary) buffers.
+//
+// Lines are gathered in groups of B into buffers laid out [n][B] (element j of line b at
+// j * B + b), so a stage's innermost loop runs over at least B consecutive values and
+// vectorizes without shuffles; a group of adjacent columns is read a short contiguous run
+// at a time. A stage of radix r over span L (m = L / r, stride s, starting at s = B) maps
+//   y[q + s (r p + k)] = w_L^(p k) * DFT_r(x[q + s (p + j m)], j < r)_k,
+// which leaves the result in natural order after the last stage. Inverse transforms swap
+// real and imaginary parts on the way in and out. Lengths with a prime factor above 31 run
+// Bluestein's convolution on a 5-smooth length. Real transforms of even length n run a
+// complex transform of n / 2 on the even/odd samples packed as one complex line, and
+// split the result with the twiddles exp(-2 pi i k / n).
+//
+// Threads take groups of lines; a transform too large to share that way (few lines, long
+// length) is split inside: every thread runs its part of each stage, with a barrier
+// between stages. Each element is computed by the same arithmetic whatever the thread
+// count, so results do not depend on it.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/fft_plan.h"
+
+namespace ember::cpu {
+namespace EMBER_ISA_NAMESPACE {
+namespace fft_kernels {
+namespace {
+
+template <typename T>
+struct Buf {
+  T* re;
+  T* im;
+  Buf swapped() const { return {im, re}; }
+};
+
+// A loop's share for this thread when the threads of a team split one transform.
+struct Split {
+  bool coop = false;
+  void range(int64_t n, int64_t& lo, int64_t& hi) const {
+    if (!coop) { lo = 0; hi = n; return; }
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    lo = n * t / nt;
+    hi = n * (t + 1) / nt;
+  }
+  void sync() const {
+    if (coop) {
+#pragma omp barrier
+    }
+  }
+};
+
+// ---------------------------------------------------------------- butterflies
+// Forward DFT of r values in (ar, ai), in place. Odd radices use the pairing
+// y_u, y_{r-u} = a0 + sum_v cos(2 pi u v / r) (a_v + a_{r-v}) -/+ i sum_v sin(...) (a_v - a_{r-v}).
+template <typename T>
+struct OddTables {
+  T c[16][16], s[16][16];  // c[u][v] = cos(2 pi (u+1)(v+1) / r)
+};
+
+template <int R, typename T>
+inline void butterfly(T* ar, T* ai, const OddTables<T>& t) {
+  if constexpr (R == 2) {
+    const T r0 = ar[0] + ar[1], i0 = ai[0] + ai[1];
+    ar[1] = ar[0] - ar[1]; ai[1] = ai[0] - ai[1];
+    ar[0] = r0; ai[0] = i0;
+  } else if constexpr (R == 4) {
+    const T t0r = ar[0] + ar[2], t0i = ai[0] + ai[2], t1r = ar[0] - ar[2], t1i = ai[0] - ai[2];
+    const T t2r = ar[1] + ar[3], t2i = ai[1] + ai[3], t3r = ar[1] - ar[3], t3i = ai[1] - ai[3];
+    ar[0] = t0r + t2r; ai[0] = t0i + t2i;
+    ar[2] = t0r - t2r; ai[2] = t0i - t2i;
+    ar[1] = t1r + t3i; ai[1] = t1i - t3r;  // t1 - i t3
+    ar[3] = t1r - t3i; ai[3] = t1i + t3r;  // t1 + i t3
+  } else if constexpr (R == 8) {
+    T er[4] = {ar[0], ar[2], ar[4], ar[6]}, ei[4] = {ai[0], ai[2], ai[4], ai[6]};
+    T orr[4] = {ar[1], ar[3], ar[5], ar[7]}, oi[4] = {ai[1], ai[3], ai[5], ai[7]};
+    butterfly<4>(er, ei, t);
+    butterfly<4>(orr, oi, t);
+    constexpr T c = static_cast<T>(0.70710678118654752440084436210484904);
+    // o_k *= exp(-2 pi i k / 8)
+    const T o1r = (orr[1] + oi[1]) * c, o1i = (oi[1] - orr[1]) * c;
+    const T o2r = oi[2], o2i = -orr[2];
+    const T o3r = (oi[3] - orr[3]) * c, o3i = -(orr[3] + oi[3]) * c;
+    ar[0] = er[0] + orr[0]; ai[0] = ei[0] + oi[0]; ar[4] = er[0] - orr[0]; ai[4] = ei[0] - oi[0];
+    ar[1] = er[1] + o1r; ai[1] = ei[1] + o1i; ar[5] = er[1] - o1r; ai[5] = ei[1] - o1i;
+    ar[2] = er[2] + o2r; ai[2] = ei[2] + o2i; ar[6] = er[2] - o2r; ai[6] = ei[2] - o2i;
+    ar[3] = er[3] + o3r; ai[3] = ei[3] + o3i; ar[7] = er[3] - o3r; ai[7] = ei[3] - o3i;
+  } else {
+    constexpr int H = (R - 1) / 2;
+    T sr[H], si[H], dr[H], di[H];
+    for (int v = 0; v < H; ++v) {
+      sr[v] = ar[v + 1] + ar[R - 1 - v]; si[v] = ai[v + 1] + ai[R - 1 - v];
+      dr[v] = ar[v + 1] - ar[R - 1 - v]; di[v] = ai[v + 1] - ai[R - 1 - v];
+    }
+    T y0r = ar[0], y0i = ai[0];
+    for (int v = 0; v < H; ++v) { y0r += sr[v]; y0i += si[v]; }
+    for (int u = 0; u < H; ++u) {
+      T br = ar[0], bi = ai[0], er = 0, ei = 0;
+      for (int v = 0; v < H; ++v) {
+        br += t.c[u][v] * sr[v]; bi += t.c[u][v] * si[v];
+        er += t.s[u][v] * dr[v]; ei += t.s[u][v] * di[v];
+      }
+      // y_{u+1} = b - i e, y_{r-1-u} = b + i e
+      ar[u + 1] = br + ei; ai[u + 1] = bi - er;
+      ar[R - 1 - u] = br - ei; ai[R - 1 - u] = bi + er;
+    }
+    ar[0] = y0r; ai[0] = y0i;
+  }
+}
+
+template <typename T>
+OddTables<T> odd_tables(int r) {
+  OddTables<T> t{};
+  for (int u = 0; u < (r - 1) / 2; ++u)
+    for (int v = 0; v < (r - 1) / 2; ++v) {
+      const int64_t k = static_cast<int64_t>(u + 1) * (v + 1) % r;
+      const double a = 2.0 * 3.14159265358979323846 * static_cast<double>(k) / r;
+      t.c[u][v] = static_cast<T>(std::cos(a));
+      t.s[u][v] = static_cast<T>(std::sin(a));
+    }
+  return t;
+}
+
+// One Stockham stage of a compile-time radix over p in [p0, p1), q in [q0, q1).
+template <int R, typename T>
+void stage(const T* __restrict xr, const T* __restrict xi, T* __restrict yr, T* __restrict yi,
+           const T* __restrict twr, const T* __restrict twi, int64_t m, int64_t s, int64_t p0, int64_t p1,
+           int64_t q0, int64_t q1) {
+  const OddTables<T> tab = (R & 1) ? odd_tables<T>(R) : OddTables<T>{};
+  auto body = [&](int64_t p, int64_t q, const T* wr, const T* wi) __attribute__((always_inline)) {
+    T ar[R], ai[R];
+    for (int j = 0; j < R; ++j) {
+      ar[j] = xr[q + s * (p + j * m)];
+      ai[j] = xi[q + s * (p + j * m)];
+    }
+    butterfly<R>(ar, ai, tab);
+    T* dr = yr + q + s * R * p;
+    T* di = yi + q + s * R * p;
+    dr[0] = ar[0]; di[0] = ai[0];
+    for (int k = 1; k < R; ++k) {
+      dr[s * k] = ar[k] * wr[k] - ai[k] * wi[k];
+      di[s * k] = ar[k] * wi[k] + ai[k] * wr[k];
+    }
+  };
+  if (s >= 4) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T wr[R], wi[R];
+      for (int k = 1; k < R; ++k) { wr[k] = twr[(k - 1) * m + p]; wi[k] = twi[(k - 1) * m + p]; }
+#pragma omp simd
+      for (int64_t q = q0; q < q1; ++q) body(p, q, wr, wi);
+    }
+  } else {
+    for (int64_t q = q0; q < q1; ++q) {
+#pragma omp simd
+      for (int64_t p = p0; p < p1; ++p) {
+        T wr[R], wi[R];
+        for (int k = 1; k < R; ++k) { wr[k] = twr[(k - 1) * m + p]; wi[k] = twi[(k - 1) * m + p]; }
+        body(p, q, wr, wi);
+      }
+    }
+  }
+}
+
+// A stage of any odd radix r (the primes 17 to 31): each output accumulates the r inputs
+// with the roots exp(-2 pi i j k / r), vectorized along q.
+template <typename T>
+void stage_generic(int r, const T* __restrict xr, const T* __restrict xi, T* __restrict yr, T* __restrict yi,
+                   const T* twr, const T* twi, const T* rr, const T* ri, int64_t m, int64_t s, int64_t p0,
+                   int64_t p1, int64_t q0, int64_t q1) {
+  for (int64_t p = p0; p < p1; ++p)
+    for (int k = 0; k < r; ++k) {
+      T* dr = yr + s * (r * p + k);
+      T* di = yi + s * (r * p + k);
+      for (int64_t q = q0; q < q1; ++q) { dr[q] = 0; di[q] = 0; }
+      for (int j = 0; j < r; ++j) {
+        const int e = static_cast<int>(static_cast<int64_t>(j) * k % r);
+        const T c = rr[e], sn = ri[e];
+        const T* src = xr + s * (p + j * m);
+        const T* sri = xi + s * (p + j * m);
+#pragma omp simd
+        for (int64_t q = q0; q < q1; ++q) {
+          dr[q] += src[q] * c - sri[q] * sn;
+          di[q] += src[q] * sn + sri[q] * c;
+        }
+      }
+      if (k > 0) {
+        const T wr = twr[(k - 1) * m + p], wi = twi[(k - 1) * m + p];
+#pragma omp simd
+        for (int64_t q = q0; q < q1; ++q) {
+          const T a = dr[q], b = di[q];
+          dr[q] = a * wr - b * wi;
+          di[q] = a * wi + b * wr;
+        }
+      }
+    }
+}
+
+// The forward DFT of B interleaved lines in x ([n][B]); y is scratch of the same size.
+// Returns the buffer holding the result.
+template <typename T>
+Buf<T> stockham(const FftPlan& P, Buf<T> x, Buf<T> y, int64_t B, const Split& sp) {
+  int64_t span = P.n, s = B;
+  for (size_t st = 0; st < P.radices.size(); ++st) {
+    const int r = P.radices[st];
+    const int64_t m = span / r;
+    const T* twr = P.twiddle.re<T>() + P.tw_offset[st];
+    const T* twi = P.twiddle.im<T>() + P.tw_offset[st];
+    int64_t p0 = 0, p1 = m, q0 = 0, q1 = s;
+    if (sp.coop) {
+      if (m >= 4 * omp_get_num_threads()) sp.range(m, p0, p1);
+      else sp.range(s, q0, q1);
+    }
+    switch (r) {
+      case 2: stage<2>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 3: stage<3>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 4: stage<4>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 5: stage<5>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 7: stage<7>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 8: stage<8>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 11: stage<11>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      case 13: stage<13>(x.re, x.im, y.re, y.im, twr, twi, m, s, p0, p1, q0, q1); break;
+      default: {
+        const T* rr = P.roots.re<T>() + P.roots_offset[st];
+        const T* ri = P.roots.im<T>() + P.roots_offset[st];
+        stage_generic<T>(r, x.re, x.im, y.re, y.im, twr, twi, rr, ri, m, s, p0, p1, q0, q1);
+      }
+    }
+    sp.sync();
+    std::swap(x, y);
+    span = m;
+    s *= r;
+  }
+  return x;
+}
+
+// The forward DFT of B lines in x (n * B values; for Bluestein x and y hold m * B).
+template <typename T>
+Buf<T> run_c2c(const FftPlan& P, Buf<T> x, Buf<T> y, int64_t B, const Split& sp) {
+  if (!P.bluestein()) return stockham(P, x, y, B, sp);
+  const int64_t n = P.n, m = P.m;
+  const T* wr = P.chirp.re<T>();
+  const T* wi = P.chirp.im<T>();
+  int64_t lo, hi;
+  // a_j = x_j w_j, zero-padded to m
+  sp.range(m, lo, hi);
+  for (int64_t j = lo; j < hi; ++j) {
+    T* ar = x.re + j * B;
+    T* ai = x.im + j * B;
+    if (j >= n) {
+      std::fill(ar, ar + B, T(0));
+      std::fill(ai, ai + B, T(0));
+      continue;
+    }
+    const T c = wr[j], sn = wi[j];
+    for (int64_t b = 0; b < B; ++b) {
+      const T a = ar[b], d = ai[b];
+      ar[b] = a * c - d * sn;
+      ai[b] = a * sn + d * c;
+    }
+  }
+  sp.sync();
+  Buf<T> f = stockham(*P.sub, x, y, B, sp);
+  Buf<T> g = f.re == x.re ? y : x;
+  // F * K (K already divided by m), stored swapped for the inverse transform
+  const T* kr = P.kernel.re<T>();
+  const T* ki = P.kernel.im<T>();
+  sp.range(m, lo, hi);
+  for (int64_t j = lo; j < hi; ++j) {
+    const T c = kr[j], sn = ki[j];
+    const T* fr = f.re + j * B;
+    const T* fi = f.im + j * B;
+    for (int64_t b = 0; b < B; ++b) {
+      const T a = fr[b], d = fi[b];
+      f.re[j * B + b] = a * sn + d * c;  // imaginary part into the real slot
+      f.im[j * B + b] = a * c - d * sn;
+    }
+  }
+  sp.sync();
+  Buf<T> v = stockham(*P.sub, f, g, B, sp).swapped();
+  // X_k = w_k * conv_k
+  sp.range(n, lo, hi);
+  for (int64_t j = lo; j < hi; ++j) {
+    const T c = wr[j], sn = wi[j];
+    for (int64_t b = 0; b < B; ++b) {
+      const T a = v.re[j * B + b], d = v.im[j * B + b];
+      v.re[j * B + b] = a * c - d * sn;
+      v.im[j * B + b] = a * sn + d * c;
+    }
+  }
+  sp.sync();
+  return v;
+}
+
+// ---------------------------------------------------------------- one group of lines
+template <typename T>
+struct Group {
+  const FftCall& c;
+  const T* in;
+  T* out;
+  const int64_t* ioff;  // per line, in units of T
+  const int64_t* ooff;
+  int64_t B;
+  Buf<T> x, y;
+  Split sp;
+
+  void c2c() {
+    const FftPlan& P = *c.plan;
+    const int64_t n = P.n, is = c.in_stride, os = c.out_stride;
+    Buf<T> dst = c.forward ? x : x.swapped();
+    int64_t lo, hi;
+    sp.range(n, lo, hi);
+    for (int64_t j = lo; j < hi; ++j)
+      for (int64_t b = 0; b < B; ++b) {
+        const T* src = in + ioff[b] + j * is;
+        dst.re[j * B + b] = src[0];
+        dst.im[j * B + b] = src[1];
+      }
+    sp.sync();
+    Buf<T> r = run_c2c(P, x, y, B, sp);
+    if (!c.forward) r = r.swapped();
+    const T scale = static_cast<T>(c.scale);
+    sp.range(n, lo, hi);
+    for (int64_t j = lo; j < hi; ++j)
+      for (int64_t b = 0; b < B; ++b) {
+        T* d = out + ooff[b] + j * os;
+        d[0] = r.re[j * B + b] * scale;
+        d[1] = r.im[j * B + b] * scale;
+      }
+  }
+
+  void r2c() {
+    const FftPlan& P = *c.plan;
+    const int64_t n = P.n, is = c.in_stride, os = c.out_stride, len = c.out_len;
+    const T scale = static_cast<T>(c.scale);
+    int64_t lo, hi;
+    if (!P.half) {  // odd n: the full complex transform of the real line
+      sp.range(n, lo, hi);
+      for (int64_t j = lo; j < hi; ++j)
+        for (int64_t b = 0; b < B; ++b) {
+          x.re[j * B + b] = in[ioff[b] + j * is];
+          x.im[j * B + b] = 0;
+        }
+      sp.sync();
+      Buf<T> r = run_c2c(P, x, y, B, sp);
+      sp.range(len, lo, hi);
+      for (int64_t k = lo; k < hi; ++k)
+        for (int64_t b = 0; b < B; ++b) {
+          T* d = out + ooff[b] + k * os;
+          d[0] = r.re[k * B + b] * scale;
+          d[1] = r.im[k * B + b] * scale;
+        }
+      return;
+    }
+    const int64_t h = n / 2;
+    sp.range(h, lo, hi);
+    for (int64_t j = lo; j < hi; ++j)
+      for (int64_t b = 0; b < B; ++b) {
+        x.re[j * B + b] = in[ioff[b] + 2 * j * is];
+        x.im[j * B + b] = in[ioff[b] + (2 * j + 1) * is];
+      }
+    sp.sync();
+    Buf<T> z = run_c2c(*P.half, x, y, B, sp);
+    const T* twr = P.real_twiddle.re<T>();
+    const T* twi = P.real_twiddle.im<T>();
+    const T half = T(0.5);
+    sp.range(h + 1, lo, hi);
+    for (int64_t k = lo; k < hi; ++k) {
+      const int64_t kk = k == h ? 0 : k, mk = k == 0 ? 0 : h - k;
+      const T wr = twr[k], wi = twi[k];
+      for (int64_t b = 0; b < B; ++b) {
+        const T a = z.re[kk * B + b], bb = z.im[kk * B + b], cc = z.re[mk * B + b], d = z.im[mk * B + b];
+        const T er = (a + cc) * half, ei = (bb - d) * half;
+        const T orr = (bb + d) * half, oi = (cc - a) * half;
+        const T xr = (er + wr * orr - wi * oi) * scale, xi = (ei + wr * oi + wi * orr) * scale;
+        T* dd = out + ooff[b] + k * os;
+        dd[0] = xr;
+        dd[1] = xi;
+        if (len == n && k > 0 && k < h) {
+          T* e = out + ooff[b] + (n - k) * os;
+          e[0] = xr;
+          e[1] = -xi;
+        }
+      }
+    }
+  }
+
+  void c2r() {
+    const FftPlan& P = *c.plan;
+    const int64_t n = P.n, is = c.in_stride, os = c.out_stride;
+    const T scale = static_cast<T>(c.scale);
+    int64_t lo, hi;
+    if (!P.half) {  // odd n: rebuild the Hermitian line, inverse complex transform
+      const Buf<T> dst = x.swapped();
+      const int64_t hh = n / 2;
+      sp.range(hh + 1, lo, hi);
+      for (int64_t k = lo; k < hi; ++k)
+        for (int64_t b = 0; b < B; ++b) {
+          const T* src = in + ioff[b] + k * is;
+          const T re = src[0], im = k == 0 ? T(0) : src[1];
+          dst.re[k * B + b] = re;
+          dst.im[k * B + b] = im;
+          if (k > 0) {
+            dst.re[(n - k) * B + b] = re;
+            dst.im[(n - k) * B + b] = -im;
+          }
+        }
+      sp.sync();
+      Buf<T> r = run_c2c(P, x, y, B, sp).swapped();
+      sp.range(n, lo, hi);
+      for (int64_t j = lo; j < hi; ++j)
+        for (int64_t b = 0; b < B; ++b) out[ooff[b] + j * os] = r.re[j * B + b] * scale;
+      return;
+    }
+    const int64_t h = n / 2;
+    // X_0 .. X_h into y, then Z'_k = X_k + conj(X_{h-k}) + i (X_k - conj(X_{h-k})) exp(2 pi i k / n)
+    // into x, swapped for the inverse transform.
+    sp.range(h + 1, lo, hi);
+    for (int64_t k = lo; k < hi; ++k)
+      for (int64_t b = 0; b < B; ++b) {
+        const T* src = in + ioff[b] + k * is;
+        y.re[k * B + b] = src[0];
+        y.im[k * B + b] = (k == 0 || k == h) ? T(0) : src[1];
+      }
+    sp.sync();
+    const T* twr = P.real_twiddle.re<T>();
+    const T* twi = P.real_twiddle.im<T>();
+    const Buf<T> dst = x.swapped();
+    sp.range(h, lo, hi);
+    for (int64_t k = lo; k < hi; ++k) {
+      const T wr = twr[k], wi = twi[k];
+      for (int64_t b = 0; b < B; ++b) {
+        const T a = y.re[k * B + b], bb = y.im[k * B + b], cc = y.re[(h - k) * B + b], d = y.im[(h - k) * B + b];
+        const T sr = a + cc, si = bb - d, dr = a - cc, di = bb + d;
+        // D * conj(w) = (dr wr + di wi, di wr - dr wi); i times that = (-(di wr - dr wi), dr wr + di wi)
+        dst.re[k * B + b] = sr - (di * wr - dr * wi);
+        dst.im[k * B + b] = si + (dr * wr + di * wi);
+      }
+    }
+    sp.sync();
+    Buf<T> z = run_c2c(*P.half, x, y, B, sp).swapped();
+    sp.range(h, lo, hi);
+    for (int64_t j = lo; j < hi; ++j)
+      for (int64_t b = 0; b < B; ++b) {
+        out[ooff[b] + 2 * j * os] = z.re[j * B + b] * scale;
+        out[ooff[b] + (2 * j + 1) * os] = z.im[j * B + b] * scale;
+      }
+  }
+
+  void run() {
+    switch (c.kind) {
+      case FftKind::C2C: c2c(); break;
+      case FftKind::R2C: r2c(); break;
+      case FftKind::C2R: c2r(); break;
+    }
+  }
+};
+
+// The buffer a thread keeps for its groups (reused across calls: no page faults after the first).
+template <typename T>
+T* workspace(int64_t elems) {
+  thread_local std::vector<T> buf;
+  if (static_cast<int64_t>(buf.size()) < elems) {
+    buf.clear();
+    buf.shrink_to_fit();
+    buf.resize(static_cast<size_t>(elems));
+  }
+  return buf.data();
+}
+
+// The i-th pair of arrays of a workspace block (the block's start rounded up to 64 bytes).
+template <typename T>
+Buf<T> carve(T* base, int64_t arr, int i) {
+  T* p = base + (16 - (reinterpret_cast<uintptr_t>(base) / sizeof(T)) % 16) % 16;
+  return {p + 2 * i * arr, p + (2 * i + 1) * arr};
+}
+
+// Offsets (units of T) of lines [l0, l0 + count) in input and output.
+void line_offsets(const FftCall& c, int64_t l0, int64_t count, int64_t* ioff, int64_t* ooff) {
+  const int64_t nd = static_cast<int64_t>(c.batch_sizes.size());
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t l = l0 + i, io = 0, oo = 0;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      const int64_t sz = c.batch_sizes[d];
+      const int64_t idx = l % sz;
+      l /= sz;
+      io += idx * c.in_batch_strides[d];
+      oo += idx * c.out_batch_strides[d];
+    }
+    ioff[i] = io;
+    ooff[i] = oo;
+  }
+}
+
+template <typename T>
+void run_call(const FftCall& c) {
+  const FftPlan& P = *c.plan;
+  int64_t lines = 1;
+  for (int64_t s : c.batch_sizes) lines *= s;
+  if (lines == 0) return;
+  const int64_t len = P.half ? P.half->n : (P.bluestein() ? P.m : P.n);
+  constexpr int64_t kMaxB = 64 / sizeof(T) * 2;  // two vectors of the widest build
+  const int64_t B = std::clamp<int64_t>(32768 / std::max<int64_t>(len, 1), 1, std::min(kMaxB, lines));
+  const int64_t groups = (lines + B - 1) / B;
+  const int64_t arr_elems = P.work_elems(B);
+  const int64_t arr = (arr_elems - 16) / 4;
+  const T* in = static_cast<const T*>(c.in);
+  T* out = static_cast<T*>(c.out);
+  const int64_t work = lines * P.n * (c.kind == FftKind::C2C ? 2 : 1);
+  const int max_threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int threads = static_cast<int>(std::min<int64_t>(max_threads, work / 16384));
+  const bool inside = groups < 2 * threads && P.n >= 16384;  // few long transforms: split each
+  if (threads <= 1 || (groups < 2 && !inside)) threads = 1;
+  // Each thread's workspace, and room for the line offsets, before any parallel region.
+  if (inside || threads == 1) {
+    T* w = workspace<T>(arr_elems);
+    std::vector<int64_t> off(static_cast<size_t>(2 * B));
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t l0 = g * B, cnt = std::min(B, lines - l0);
+      line_offsets(c, l0, cnt, off.data(), off.data() + B);
+      if (inside && threads > 1) {
+#pragma omp parallel num_threads(threads)
+        {
+          Group<T> grp{c, in, out, off.data(), off.data() + B, cnt, carve(w, arr, 0), carve(w, arr, 1), Split{true}};
+          grp.run();
+        }
+      } else {
+        Group<T> grp{c, in, out, off.data(), off.data() + B, cnt, carve(w, arr, 0), carve(w, arr, 1), Split{}};
+        grp.run();
+      }
+    }
+    return;
+  }
+  // One block per thread, taken before the region (nothing may throw inside it).
+  T* all = workspace<T>(threads * arr_elems);
+  std::vector<int64_t> offs(static_cast<size_t>(2 * B * threads));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    T* w = all + t * arr_elems;
+    int64_t* io = offs.data() + 2 * B * t;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t l0 = g * B, cnt = std::min(B, lines - l0);
+      line_offsets(c, l0, cnt, io, io + B);
+      Group<T> grp{c, in, out, io, io + B, cnt, carve(w, arr, 0), carve(w, arr, 1), Split{}};
+      grp.run();
+    }
+  }
+}
+
+void fft_kernel(const FftCall& c) {
+  if (c.is_double) run_call<double>(c);
+  else run_call<float>(c);
+}
+
+}  // namespace
+}  // namespace fft_kernels
+
+EMBER_REGISTER_STUB(fft_stub, &fft_kernels::fft_kernel);
+
+}  // namespace EMBER_ISA_NAMESPACE
+}  // namespace ember::cpu
