@@ -151,3 +151,35 @@ ROWS += [
                         Sample([T((4, 7))], {"dim": 1})])
       for n in ("fftshift", "ifftshift")],
 ]
+
+
+def _stft(lib, x, w=None, **k):
+    return lib.stft(x, window=w, return_complex=True, **k)
+
+
+def _istft(lib, x, w=None, **k):
+    return lib.istft(x, window=w, **k)
+
+
+ROWS += [
+    OpInfo("stft", _stft, ("float32", "float64") + COMPLEX,
+           lambda d: [Sample([T((2, 64), **R)], {"n_fft": 16}),
+                      Sample([T((40,), **R), T((10,), 0.1, 1, dtype="float64" if d in ("float64", "complex128")
+                                              else "float32")],
+                             {"n_fft": 12, "hop_length": 5, "win_length": 10}, name="window"),
+                      Sample([T((2, 30), **R)], {"n_fft": 8, "center": False, "normalized": True}, name="plain"),
+                      Sample([T((33,), **R)], {"n_fft": 9, "hop_length": 2, "pad_mode": "constant"}, name="odd")],
+           lambda: [ErrorSample([T((2, 6))], {"n_fft": 8, "center": False}, RuntimeError, "n_fft"),
+                    ErrorSample([T((2, 30))], {"n_fft": 8, "hop_length": 0}, RuntimeError, "hop_length > 0")],
+           tol=TOL),
+    OpInfo("istft", _istft, COMPLEX,
+           lambda d: [Sample([T((9, 13), **R)], {"n_fft": 16}),
+                      Sample([T((2, 7, 20), **R)], {"n_fft": 12, "hop_length": 3, "length": 60}, name="length"),
+                      Sample([T((8, 11), **R), T((8,), 0.5, 1, dtype="float64" if d == "complex128" else "float32")],
+                             {"n_fft": 8, "hop_length": 2, "onesided": False, "return_complex": True,
+                              "center": False}, name="two-sided")],
+           lambda: [ErrorSample([T((2, 9, 13))], {"n_fft": 16}, RuntimeError, "expected the last dimension to be 2"),
+                    ErrorSample([T((8, 13), dtype="complex64")], {"n_fft": 16}, RuntimeError,
+                                "match n_fft / 2 \\+ 1")],
+           tol=TOL),
+]

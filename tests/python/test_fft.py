@@ -151,3 +151,13 @@ def test_vector_paths_in_double_and_every_instruction_set():
         env = dict(os.environ, EMBER_CPU_CAPABILITY=cap)
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         assert r.returncode == 0 and r.stdout.strip() == "ok", (cap, r.stderr[-2000:])
+
+
+def test_stft_istft_round_trip():
+    x = ember.from_numpy(_data((3, 1000), "float64", seed=10))
+    hann = ember.from_numpy(0.5 - 0.5 * np.cos(2 * np.pi * np.arange(64) / 64))
+    spec = ember.stft(x, 64, hop_length=16, window=hann, return_complex=True)
+    assert tuple(spec.shape) == (3, 33, 63)
+    back = ember.istft(spec, 64, hop_length=16, window=hann, length=1000)
+    np.testing.assert_allclose(back.numpy(), x.numpy(), atol=1e-12)
+    assert x.stft(64, return_complex=True).shape == spec.shape
