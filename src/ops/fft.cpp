@@ -410,7 +410,7 @@ Tensor fftfreq(int64_t n, double d, TensorOptions opts) {
   EMBER_CHECK(is_floating_point(dt) || is_complex(dt), RuntimeError,
               "fftfreq requires a floating point or complex dtype");
   // [0, ..., (n - 1) / 2, -(n / 2), ..., -1] / (d n)
-  Tensor r = arange(0, n, 1, opts);
+  Tensor r = arange(0, n, 1, opts.dtype(dt));
   if (n > 0) r.narrow(0, (n + 1) / 2, n / 2).sub_(n);
   return r.mul_(1.0 / (static_cast<double>(n) * d));
 }
@@ -419,7 +419,7 @@ Tensor rfftfreq(int64_t n, double d, TensorOptions opts) {
   const ScalarType dt = opts.dtype_or_default();
   EMBER_CHECK(is_floating_point(dt) || is_complex(dt), RuntimeError,
               "rfftfreq requires a floating point or complex dtype");
-  return arange(0, n / 2 + 1, 1, opts).mul_(1.0 / (static_cast<double>(n) * d));
+  return arange(0, n / 2 + 1, 1, opts.dtype(dt)).mul_(1.0 / (static_cast<double>(n) * d));
 }
 
 namespace {

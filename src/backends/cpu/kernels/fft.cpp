@@ -298,60 +298,57 @@ Buf<T> stockham(const FftPlan& P, Buf<T> x, Buf<T> y, int64_t B, const Split& sp
   return x;
 }
 
+// v[j] *= w[j] for j in [lo, hi) of B interleaved lines; with `swap` the product is stored
+// with real and imaginary parts exchanged (the input of an inverse transform).
+template <typename T>
+void mul_rows(T* re, T* im, const T* __restrict wr, const T* __restrict wi, int64_t lo,
+              int64_t hi, int64_t B, bool swap) {
+  T* dr = swap ? im : re;  // may alias: each j is read before it is written
+  T* di = swap ? re : im;
+  if (B == 1) {
+#pragma omp simd
+    for (int64_t j = lo; j < hi; ++j) {
+      const T a = re[j], d = im[j];
+      dr[j] = a * wr[j] - d * wi[j];
+      di[j] = a * wi[j] + d * wr[j];
+    }
+    return;
+  }
+  for (int64_t j = lo; j < hi; ++j) {
+    const T c = wr[j], sn = wi[j];
+    for (int64_t b = 0; b < B; ++b) {
+      const T a = re[j * B + b], d = im[j * B + b];
+      dr[j * B + b] = a * c - d * sn;
+      di[j * B + b] = a * sn + d * c;
+    }
+  }
+}
+
 // The forward DFT of B lines in x (n * B values; for Bluestein x and y hold m * B).
 template <typename T>
 Buf<T> run_c2c(const FftPlan& P, Buf<T> x, Buf<T> y, int64_t B, const Split& sp) {
   if (!P.bluestein()) return stockham(P, x, y, B, sp);
   const int64_t n = P.n, m = P.m;
-  const T* wr = P.chirp.re<T>();
-  const T* wi = P.chirp.im<T>();
   int64_t lo, hi;
   // a_j = x_j w_j, zero-padded to m
   sp.range(m, lo, hi);
-  for (int64_t j = lo; j < hi; ++j) {
-    T* ar = x.re + j * B;
-    T* ai = x.im + j * B;
-    if (j >= n) {
-      std::fill(ar, ar + B, T(0));
-      std::fill(ai, ai + B, T(0));
-      continue;
-    }
-    const T c = wr[j], sn = wi[j];
-    for (int64_t b = 0; b < B; ++b) {
-      const T a = ar[b], d = ai[b];
-      ar[b] = a * c - d * sn;
-      ai[b] = a * sn + d * c;
-    }
+  mul_rows(x.re, x.im, P.chirp.re<T>(), P.chirp.im<T>(), lo, std::min(hi, n), B, false);
+  if (hi > n) {
+    const int64_t z0 = std::max(lo, n) * B;
+    std::fill(x.re + z0, x.re + hi * B, T(0));
+    std::fill(x.im + z0, x.im + hi * B, T(0));
   }
   sp.sync();
   Buf<T> f = stockham(*P.sub, x, y, B, sp);
   Buf<T> g = f.re == x.re ? y : x;
   // F * K (K already divided by m), stored swapped for the inverse transform
-  const T* kr = P.kernel.re<T>();
-  const T* ki = P.kernel.im<T>();
   sp.range(m, lo, hi);
-  for (int64_t j = lo; j < hi; ++j) {
-    const T c = kr[j], sn = ki[j];
-    const T* fr = f.re + j * B;
-    const T* fi = f.im + j * B;
-    for (int64_t b = 0; b < B; ++b) {
-      const T a = fr[b], d = fi[b];
-      f.re[j * B + b] = a * sn + d * c;  // imaginary part into the real slot
-      f.im[j * B + b] = a * c - d * sn;
-    }
-  }
+  mul_rows(f.re, f.im, P.kernel.re<T>(), P.kernel.im<T>(), lo, hi, B, true);
   sp.sync();
   Buf<T> v = stockham(*P.sub, f, g, B, sp).swapped();
   // X_k = w_k * conv_k
   sp.range(n, lo, hi);
-  for (int64_t j = lo; j < hi; ++j) {
-    const T c = wr[j], sn = wi[j];
-    for (int64_t b = 0; b < B; ++b) {
-      const T a = v.re[j * B + b], d = v.im[j * B + b];
-      v.re[j * B + b] = a * c - d * sn;
-      v.im[j * B + b] = a * sn + d * c;
-    }
-  }
+  mul_rows(v.re, v.im, P.chirp.re<T>(), P.chirp.im<T>(), lo, hi, B, false);
   sp.sync();
   return v;
 }
