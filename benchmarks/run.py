@@ -142,6 +142,8 @@ from workloads_sample import WORKLOADS as _SAMPLE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_SAMPLE_WORKLOADS)
 from workloads_optim import WORKLOADS as _OPTIM_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_OPTIM_WORKLOADS)
+from workloads_fft import WORKLOADS as _FFT_WORKLOADS, scipy_module  # noqa: E402
+PY_WORKLOADS.update(_FFT_WORKLOADS)
 from workloads_train import WORKLOADS as _TRAIN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_TRAIN_WORKLOADS)
 
@@ -163,9 +165,13 @@ def run_python(names, rounds, threads):
         maker, work, unit = PY_WORKLOADS[name]
         fns = {"ember": maker(ember), "torch": maker(torch)}
         measurements = {"ember": [], "torch": []}
+        scipy = scipy_module() if name in _FFT_WORKLOADS else None
+        if scipy is not None:  # FFT workloads: scipy.fft alongside
+            fns["scipy"] = maker(scipy)
+            measurements["scipy"] = []
         for r in range(rounds):
             order = ("ember", "torch") if r % 2 == 0 else ("torch", "ember")
-            for lib in order:
+            for lib in order + (("scipy",) if scipy is not None else ()):
                 timer = Timer("fn()", globals={"fn": fns[lib]}, label=name, description=lib,
                               num_threads=threads)
                 measurements[lib].append(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
@@ -174,6 +180,9 @@ def run_python(names, rounds, threads):
         e, t = (Measurement.merge(measurements[lib])[0].median for lib in ("ember", "torch"))
         results.append({"workload": name, "ember_s": e, "torch_s": t, "ratio": t / e,
                         "rate": (work / e / 1e9, work / t / 1e9, unit) if work else None})
+        if scipy is not None:
+            sp = Measurement.merge(measurements["scipy"])[0].median
+            results[-1].update(scipy_s=sp, scipy_ratio=sp / e)
     return results
 
 
@@ -265,6 +274,8 @@ def main():
         if r["rate"]:
             e, t, unit = r["rate"]
             rate = f"{e:.1f} / {t:.1f} {unit}"
+        if "scipy_s" in r:
+            rate += f"   scipy {fmt_time(r['scipy_s'])}, scipy/ember {r['scipy_ratio']:.2f}"
         print(f"{r['workload']:<20} {fmt_time(r['ember_s']):>10} {fmt_time(r['torch_s']):>10} {ratio:>7}   {rate}")
     if any(r["workload"].startswith("muladd") for r in results):
         bw = copy_bandwidth()
@@ -284,7 +295,7 @@ def main():
     if args.json:
         rows = []
         for r in results:
-            row = {k: r[k] for k in ("workload", "ember_s", "torch_s", "ratio")}
+            row = {k: r[k] for k in ("workload", "ember_s", "torch_s", "ratio", "scipy_s", "scipy_ratio") if k in r}
             if r["workload"] in counts:
                 row["ember_instructions"] = counts[r["workload"]]["instructions"]
             rows.append(row)

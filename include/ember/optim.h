@@ -8,6 +8,7 @@
 #include "ember/optim/adam.h"
 #include "ember/optim/adamax.h"
 #include "ember/optim/lbfgs.h"
+#include "ember/optim/lr_scheduler.h"
 #include "ember/optim/nadam.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/radam.h"

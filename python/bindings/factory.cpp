@@ -23,12 +23,15 @@ bool is_data_sequence(PyObject* o) {
 
 // dtype of one leaf of the data, as torch infers it.
 ScalarType leaf_dtype(PyObject* o) {
+  if (PyFloat_CheckExact(o)) return get_default_dtype();
+  // numpy.float64 and numpy.complex128 subclass Python's float and complex but keep their
+  // dtype, as in torch.
+  if (auto st = numpy_dtype_to_scalar_type(o)) return *st;
   if (PyFloat_Check(o)) return get_default_dtype();
   if (PyBool_Check(o)) return kBool;
   if (PyLong_Check(o)) return kInt64;
   if (PyComplex_Check(o)) return get_default_complex_dtype();
   if (is_tensor(o)) return unwrap(o).dtype();
-  if (auto st = numpy_dtype_to_scalar_type(o)) return *st;
   if (is_numpy_scalar(o)) {
     EMBER_FAIL(TypeError, "can't convert np.ndarray of type ", Py_TYPE(o)->tp_name,
                ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, "

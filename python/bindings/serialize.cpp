@@ -63,8 +63,18 @@ Value key_to_value(PyObject* o) {
   return std::move(*v);
 }
 
-// Tensors met before map to the same Python object, so shared tensors stay shared (`is`).
-using TensorObjects = std::unordered_map<const TensorImpl*, PyObject*>;  // borrowed: the tree owns them
+// Tensors met before map to the same Python object, so shared tensors stay shared (`is`). The
+// map holds references of its own: a repeated dict key (a file may hold one) drops the value
+// first stored, and with it maybe the only other reference to a tensor object met again later.
+struct TensorObjects {
+  std::unordered_map<const TensorImpl*, PyObject*> map;
+  TensorObjects() = default;
+  TensorObjects(const TensorObjects&) = delete;
+  TensorObjects& operator=(const TensorObjects&) = delete;
+  ~TensorObjects() {
+    for (auto& [impl, o] : map) Py_DECREF(o);
+  }
+};
 
 PyObject* to_py(const Value& v, TensorObjects& seen) {
   switch (v.kind()) {
@@ -78,12 +88,15 @@ PyObject* to_py(const Value& v, TensorObjects& seen) {
     }
     case Value::Kind::Tensor: {
       const Tensor& t = v.to_tensor();
-      if (auto it = seen.find(t.impl()); it != seen.end()) {
+      if (auto it = seen.map.find(t.impl()); it != seen.map.end()) {
         Py_INCREF(it->second);
         return it->second;
       }
       PyObject* o = wrap(t);
-      if (o) seen.emplace(t.impl(), o);
+      if (o) {
+        Py_INCREF(o);
+        seen.map.emplace(t.impl(), o);
+      }
       return o;
     }
     case Value::Kind::List:

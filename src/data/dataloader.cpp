@@ -11,6 +11,7 @@
 #include "ember/data/dataloader.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/parallel.h"
 
 namespace ember::data {
 
@@ -81,6 +82,7 @@ class Epoch {
   }
 
   void work() {
+    set_num_threads(1);  // as torch's workers: the workers are the parallelism (per-thread setting)
     for (;;) {
       size_t k;
       {

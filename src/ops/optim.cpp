@@ -71,8 +71,25 @@ class FusedUpdate {
   }
   size_t size() const { return params_.size(); }
 
-  // coef[i] are parameter i's coefficients; one kernel call per dtype.
-  void run(OptimArgs args, const std::vector<std::array<double, 3>>& coef) {
+  // coef[i] are parameter i's coefficients. One kernel call per dtype; a list that holds a
+  // tensor twice (torch warns about such groups and updates it twice) runs one parameter at a
+  // time, so that the second update sees the first, as in torch's loop.
+  void run(const OptimArgs& args, const std::vector<std::array<double, 3>>& coef) {
+    std::vector<size_t> all(params_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::vector<const void*> data;
+    for (const Tensor& p : params_)
+      if (p.numel()) data.push_back(p.data_ptr());
+    std::sort(data.begin(), data.end());
+    if (std::adjacent_find(data.begin(), data.end()) == data.end()) {
+      run_some(args, coef, all);
+    } else {
+      for (size_t i : all) run_some(args, coef, {i});
+    }
+  }
+
+ private:
+  void run_some(OptimArgs args, const std::vector<std::array<double, 3>>& coef, const std::vector<size_t>& which) {
     std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, contiguous work copy)
     std::vector<Tensor> keep;                           // contiguous gradients
     auto writable = [&](const Tensor& t) -> char* {
@@ -82,11 +99,12 @@ class FusedUpdate {
       return static_cast<char*>(c.data_ptr());
     };
     std::vector<ScalarType> dtypes;
-    for (const Tensor& p : params_)
-      if (std::find(dtypes.begin(), dtypes.end(), p.dtype()) == dtypes.end()) dtypes.push_back(p.dtype());
+    for (size_t i : which)
+      if (std::find(dtypes.begin(), dtypes.end(), params_[i].dtype()) == dtypes.end())
+        dtypes.push_back(params_[i].dtype());
     for (ScalarType dt : dtypes) {
       std::vector<OptimTensor> ts;
-      for (size_t i = 0; i < params_.size(); ++i) {
+      for (size_t i : which) {
         const Tensor& p = params_[i];
         if (p.dtype() != dt || p.numel() == 0) continue;
         OptimTensor t;
@@ -115,13 +133,13 @@ class FusedUpdate {
     auto bump = [&](const Tensor& t) {
       if (t.is_contiguous() && t.numel() > 0) t.bump_version();
     };
-    for (const Tensor& p : params_) bump(p);
-    for (int k = 0; k < 3; ++k)
-      if (used_[k])
-        for (const Tensor& s : states_[k]) bump(s);
+    for (size_t i : which) {
+      bump(params_[i]);
+      for (int k = 0; k < 3; ++k)
+        if (used_[k]) bump(states_[k][i]);
+    }
   }
 
- private:
   void check_length(const char* name, size_t n) const {
     EMBER_CHECK(n == params_.size(), RuntimeError, op_, ": Tensor lists must have the same number of tensors, got ",
                 params_.size(), " params and ", n, " ", name);

@@ -181,7 +181,8 @@ class Encoder {
       return {{"dict", std::move(items)}};
     }
     const auto& elems = v.items();
-    for (size_t i = 0; i < elems.size(); ++i) items.push_back(encode_value(elems[i], depth + 1, child(std::to_string(i))));
+    for (size_t i = 0; i < elems.size(); ++i)
+      items.push_back(encode_value(elems[i], depth + 1, child(std::to_string(i))));
     if (v.is_tuple()) return {{"tuple", std::move(items)}};
     return items;
   }
@@ -235,7 +236,8 @@ class Decoder {
     check_layout(entries, size - 8 - n);
     // Parsed (and so checked) before any tensor is allocated.
     Json structure;
-    if (structure_text) structure = parse(structure_text->get_ref<const std::string&>(), kMaxStructureJsonDepth, kStructureKey);
+    if (structure_text)
+      structure = parse(structure_text->get_ref<const std::string&>(), kMaxStructureJsonDepth, kStructureKey);
 
     std::unordered_map<std::string, Tensor> tensors;
     Value flat = Value::dict();
@@ -276,7 +278,8 @@ class Decoder {
   // A JSON unsigned integer, or a failure naming the field.
   uint64_t unsigned_field(const Json& j, const std::string& tensor, const char* field) const {
     if (j.is_number_unsigned()) return j.get<uint64_t>();
-    if (j.is_number_integer()) fail("tensor '", printable(tensor), "': ", field, " holds the negative number ", j.get<int64_t>());
+    if (j.is_number_integer())
+      fail("tensor '", printable(tensor), "': ", field, " holds the negative number ", j.get<int64_t>());
     fail("tensor '", printable(tensor), "': ", field, " holds ", j.type_name(), " where an integer belongs");
   }
 
@@ -291,7 +294,8 @@ class Decoder {
     const Json& dtype = field("dtype");
     if (!dtype.is_string()) fail("tensor '", printable(name), "': dtype is ", dtype.type_name(), ", not a string");
     auto st = dtype_from_code(dtype.get_ref<const std::string&>());
-    if (!st) fail("tensor '", printable(name), "': unsupported dtype \"", printable(dtype.get_ref<const std::string&>()), "\"");
+    if (!st)
+      fail("tensor '", printable(name), "': unsupported dtype \"", printable(dtype.get_ref<const std::string&>()), "\"");
     e.dtype = *st;
 
     const Json& shape = field("shape");
@@ -317,9 +321,11 @@ class Decoder {
       fail("tensor '", printable(name), "': data_offsets must be an array of two integers");
     e.begin = unsigned_field(offsets[0], name, "data_offsets");
     e.end = unsigned_field(offsets[1], name, "data_offsets");
-    if (e.end < e.begin) fail("tensor '", printable(name), "': data_offsets [", e.begin, ", ", e.end, "] end before they begin");
+    if (e.end < e.begin)
+      fail("tensor '", printable(name), "': data_offsets [", e.begin, ", ", e.end, "] end before they begin");
     if (e.end - e.begin != nbytes)
-      fail("tensor '", printable(name), "': data_offsets [", e.begin, ", ", e.end, "] hold ", e.end - e.begin, " bytes, but ",
+      fail("tensor '", printable(name), "': data_offsets [", e.begin, ", ", e.end, "] hold ", e.end - e.begin,
+           " bytes, but ",
            dtype.get_ref<const std::string&>(), " of shape ", shape.dump(), " needs ", nbytes);
     return e;
   }
@@ -330,8 +336,11 @@ class Decoder {
               [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
     uint64_t expect = 0;
     for (const Entry& e : entries) {
-      if (e.begin < expect) fail("tensor '", printable(e.name), "' overlaps the previous tensor's data (starts at ", e.begin, ", before ", expect, ")");
-      if (e.begin > expect) fail("a hole in the data buffer before tensor '", printable(e.name), "' (bytes ", expect, " to ", e.begin, ")");
+      if (e.begin < expect)
+        fail("tensor '", printable(e.name), "' overlaps the previous tensor's data (starts at ", e.begin, ", before ",
+             expect, ")");
+      if (e.begin > expect)
+        fail("a hole in the data buffer before tensor '", printable(e.name), "' (bytes ", expect, " to ", e.begin, ")");
       expect = e.end;
     }
     if (expect != buffer) fail("the tensors cover ", expect, " bytes but the data buffer holds ", buffer);

@@ -96,7 +96,8 @@ std::string save_to_bytes(const Value& obj) {
 
 void save(const Value& obj, const std::string& path) {
   namespace fs = std::filesystem;
-  serialize_detail::Archive a = serialize_detail::encode(obj);  // everything that can be refused is refused before touching files
+  // Everything that can be refused is refused here, before any file is touched.
+  serialize_detail::Archive a = serialize_detail::encode(obj);
   const fs::path target(path);
   const std::string base = target.filename().string();
   EMBER_CHECK(!base.empty() && base != "." && base != "..", ValueError, "ember.save: ", path, ": not a file name");
@@ -110,10 +111,12 @@ void save(const Value& obj, const std::string& path) {
     const std::string name = dir + "/." + base + ".tmp" + std::to_string(getpid()) + "." + std::to_string(counter++);
     tmp.fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (tmp.fd >= 0) tmp.path = name;
-    else if (errno != EEXIST || attempt > 100) serialize_detail::io_fail(path, "cannot create a temporary file in '" + dir + "'");
+    else if (errno != EEXIST || attempt > 100)
+      serialize_detail::io_fail(path, "cannot create a temporary file in '" + dir + "'");
   }
   serialize_detail::write_all(tmp.fd, a.header.data(), a.header.size(), path);
-  for (const Tensor& t : a.tensors) serialize_detail::write_all(tmp.fd, static_cast<const char*>(t.data_ptr()), t.nbytes(), path);
+  for (const Tensor& t : a.tensors)
+    serialize_detail::write_all(tmp.fd, static_cast<const char*>(t.data_ptr()), t.nbytes(), path);
   if (::fsync(tmp.fd) != 0) serialize_detail::io_fail(path, "fsync failed");
   const int fd = tmp.fd;
   tmp.fd = -1;
@@ -131,9 +134,13 @@ void save(const Value& obj, const std::string& path) {
   }
 }
 
-Value load_from_bytes(std::string_view bytes, const std::string& name) { return serialize_detail::decode(serialize_detail::BytesSource(bytes), name); }
+Value load_from_bytes(std::string_view bytes, const std::string& name) {
+  return serialize_detail::decode(serialize_detail::BytesSource(bytes), name);
+}
 
-Value load_from_fd(int fd, const std::string& name) { return serialize_detail::decode(serialize_detail::FdSource(fd, name), name); }
+Value load_from_fd(int fd, const std::string& name) {
+  return serialize_detail::decode(serialize_detail::FdSource(fd, name), name);
+}
 
 Value load(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -280,6 +280,20 @@ TEST(Data, LoaderPrefetchIsBoundedAndEarlyDestructionJoins) {
   });
 }
 
+// Workers run ops on one intra-op thread each (torch's workers do too); the caller keeps its count.
+class ThreadCountDataset : public Dataset {
+ public:
+  Example get(int64_t) const override { return {scalar_tensor(Scalar(int64_t(get_num_threads())), kInt64)}; }
+  int64_t size() const override { return 4; }
+};
+
+TEST(Data, LoaderWorkersUseOneIntraOpThread) {
+  ember::testing::Threads threads(3);
+  DataLoader loader(std::make_shared<ThreadCountDataset>(), {.batch_size = 2, .num_workers = 2});
+  for (const auto& v : first_fields(loader)) EXPECT_EQ(v, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(get_num_threads(), 3);
+}
+
 TEST(Data, LoaderCustomCollateAndSampler) {
   CollateFn sum_collate = [](std::vector<Example> ex) {
     Tensor s = zeros({}, kInt64);

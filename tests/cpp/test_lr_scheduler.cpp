@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "ember/optim.h"
 #include "ember/optim/lr_scheduler.h"
 #include "lr_scheduler_refs.h"
 #include "test_util.h"
@@ -17,39 +18,21 @@ namespace refs = lr_scheduler_refs;
 using namespace optim;
 using testing::find_ref;
 
-// The schedulers only read and write the groups' options: an optimizer whose step does nothing.
-class NullOptimizer : public Optimizer {
- public:
-  using Optimizer::Optimizer;
-  Tensor step(const std::function<Tensor()>& closure = {}) override {
-    if (closure) return closure();
-    return Tensor();
-  }
-};
-
-// The generator's optimizers: two groups, lr 0.1 and 0.05; SGD's defaults with momentum 0.9,
-// or Adam's with betas (0.9, 0.999), or Adagrad's (no momentum at all).
+// The generator's optimizers: two groups, lr 0.1 and 0.05; SGD with momentum 0.9, Adam with
+// betas (0.9, 0.999), or Adagrad (no momentum at all). No parameter has a gradient, so their
+// steps leave the parameters alone; the schedulers drive the groups' options.
 enum class Kind { SGD, Adam, Adagrad };
 
-std::unique_ptr<NullOptimizer> make_optimizer(Kind kind = Kind::SGD) {
-  Value defaults;
-  switch (kind) {
-    case Kind::SGD:
-      defaults = Value::dict({{"lr", 0.1}, {"momentum", 0.9}, {"dampening", 0}, {"weight_decay", 0},
-                              {"nesterov", false}});
-      break;
-    case Kind::Adam:
-      defaults = Value::dict({{"lr", 0.1}, {"betas", Value::tuple({0.9, 0.999})}, {"eps", 1e-8},
-                              {"weight_decay", 0}, {"amsgrad", false}});
-      break;
-    case Kind::Adagrad:
-      defaults = Value::dict({{"lr", 0.01}, {"lr_decay", 0}, {"weight_decay", 0}});
-      break;
-  }
+std::unique_ptr<Optimizer> make_optimizer(Kind kind = Kind::SGD) {
   std::vector<ParamGroup> groups;
   groups.emplace_back(std::vector<Tensor>{zeros({2})});
   groups.emplace_back(std::vector<Tensor>{zeros({3})}, Value::dict({{"lr", 0.05}}));
-  return std::make_unique<NullOptimizer>(std::move(groups), defaults);
+  switch (kind) {
+    case Kind::SGD: return std::make_unique<SGD>(std::move(groups), SGDOptions{.lr = 0.1, .momentum = 0.9});
+    case Kind::Adam: return std::make_unique<Adam>(std::move(groups), AdamOptions{.lr = 0.1});
+    case Kind::Adagrad: break;
+  }
+  return std::make_unique<Adagrad>(std::move(groups), AdagradOptions{.lr = 0.1});
 }
 
 std::vector<double> lrs_of(const Optimizer& o) {
@@ -273,10 +256,11 @@ void expect_row(const std::vector<double>& got, const std::vector<double>& want,
 }
 
 // Steps `run` from step `from` to the table's end, comparing each step with torch's.
-void follow(const Driven& run, const Optimizer& o, const std::string& name, int64_t from) {
+void follow(const Driven& run, Optimizer& o, const std::string& name, int64_t from) {
   const Tensor lr = torch_table(name + "/lr"), momentum = torch_table(name + "/momentum");
   ASSERT_TRUE(lr.defined()) << name;
   for (int64_t t = from; t < lr.size(0); ++t) {
+    o.step();
     run.step(t);
     expect_row(lrs_of(o), row(lr, t), name + " lr at step " + std::to_string(t));
     if (momentum.defined())
@@ -299,20 +283,19 @@ TEST(LRScheduler, SequencesMatchTorch) {
   }
 }
 
-// A state dict saved halfway, loaded (with the optimizer's groups) into a scheduler built anew,
-// continues torch's sequence.
+// A state dict saved halfway, loaded (with the optimizer's state dict) into a scheduler built
+// anew, continues torch's sequence.
 TEST(LRScheduler, StateDictSavedMidwayContinues) {
   for (const Case& c : cases()) {
     auto o = make_optimizer(c.kind);
     const Driven run = c.make(*o);
     const int64_t steps = torch_table(std::string(c.name) + "/lr").size(0) - 1, half = steps / 2;
     for (int64_t t = 1; t <= half; ++t) run.step(t);
-    const Value state = run.state_dict();
+    const Value state = run.state_dict(), optimizer_state = o->state_dict();
 
     auto fresh = make_optimizer(c.kind);
     const Driven resumed = c.make(*fresh);
-    for (size_t i = 0; i < o->param_groups().size(); ++i)
-      fresh->param_groups()[i].options = o->param_groups()[i].options;
+    fresh->load_state_dict(optimizer_state);  // the groups' lrs (and momenta) as they were
     resumed.load_state_dict(state);
     EXPECT_EQ(resumed.state_dict(), state) << c.name;
     follow(resumed, *fresh, c.name, half + 1);
@@ -360,6 +343,21 @@ TEST(LRScheduler, CyclicCyclesBeta1) {
     expect_row(momenta_of(*o), row(momentum, t), "beta1");
     for (const auto& g : o->param_groups()) EXPECT_EQ(g.options.at("betas").items().at(1).to_double(), 0.999);
   }
+}
+
+// The optimizer's updates use the lr the scheduler set: p -= lr * grad with lr 0.1, 0.05, 0.025.
+TEST(LRScheduler, DrivesTheOptimizersUpdates) {
+  Tensor p = ones({3}, TensorOptions(kDouble));
+  autograd::set_requires_grad(p);
+  SGD sgd({p}, {.lr = 0.1});
+  StepLR s(sgd, 1, 0.5);
+  for (int i = 0; i < 3; ++i) {
+    autograd::set_grad(p, ones({3}, TensorOptions(kDouble)));
+    sgd.step();
+    s.step();
+  }
+  for (double v : testing::as_double(p)) EXPECT_DOUBLE_EQ(v, 1 - 0.1 - 0.05 - 0.025);
+  EXPECT_EQ(s.get_last_lr(), std::vector<double>{0.0125});
 }
 
 TEST(LRScheduler, PlateauStepsOnATensor) {

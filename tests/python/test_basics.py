@@ -209,6 +209,8 @@ TENSOR_DATA = [
     ((1, 2), (3, 4)), [[1.5], [2.5]], [2 ** 40], [np.float32(3), 1], [True, np.int32(2)], np.float32(3),
     np.int32(3), np.arange(6).reshape(2, 3), np.ones((2, 2), dtype=np.float32), [np.ones(2), np.zeros(2)],
     np.array([True, False]), np.arange(6.0)[::-2], range(4), [np.complex64(1)],
+    # numpy.float64 and numpy.complex128 subclass float and complex but keep their dtype
+    [np.float64(1.5), 2], np.float64(2.5), [1.5, np.float64(2)], [np.complex128(1j)], np.float16(1),
 ]
 
 

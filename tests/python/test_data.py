@@ -5,6 +5,9 @@ not reproduce torch's numbers). Worker threads: same batches for any number of w
 exceptions re-raised in the iterating thread, clean shutdown. Hangs fail through timeouts."""
 import collections
 import gc
+import os
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -97,7 +100,33 @@ class Squares(eud.Dataset):
         return {"i": i, "sq": ember.tensor([float(i * i)])}
 
 
+def test_lazy_import():
+    code = "import ember; print(ember.utils.data.DataLoader.__name__, ember.utils.data.read_idx.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=os.environ)
+    assert out.stdout.split() == ["DataLoader", "read_idx"], out.stderr
+
+
 # ---------------------------------------------------------------- datasets
+def test_generic_base_classes():
+    class Items(eud.Dataset[int]):
+        def __getitem__(self, i):
+            return i
+
+        def __len__(self):
+            return 3
+
+    class Stream(eud.IterableDataset[int]):
+        def __iter__(self):
+            return iter([5])
+
+    class Evens(eud.Sampler[int]):
+        def __iter__(self):
+            return iter([0, 2])
+
+    assert [int(b) for b in eud.DataLoader(Items(), sampler=Evens())] == [0, 2]
+    assert [int(b) for b in eud.DataLoader(Stream())] == [5]
+
+
 def test_tensor_dataset():
     x, y = np.arange(12.0).reshape(6, 2), np.arange(6)
     e = eud.TensorDataset(ember.tensor(x), ember.tensor(y))
@@ -366,6 +395,18 @@ def test_loader_iterable_dataset():
     assert got == [[0, 2], [1, 3], [4, 6], [5, 7], [8], [9]]
     e = eud.DataLoader(EStream(10), batch_size=2, num_workers=2, drop_last=True)
     assert run_with_timeout(lambda: [b.tolist() for b in e]) == [[0, 2], [1, 3], [4, 6], [5, 7]]
+    # A stream that every worker yields in full: more batches than len() said, as torch warns.
+    class Unsharded(eud.IterableDataset):
+        def __iter__(self):
+            return iter(range(4))
+
+        def __len__(self):
+            return 4
+
+    loader = eud.DataLoader(Unsharded(), batch_size=None, num_workers=2)
+    assert len(loader) == 4
+    with pytest.warns(UserWarning, match="was reported to be 4"):
+        assert run_with_timeout(lambda: [int(b) for b in loader]) == [0, 0, 1, 1, 2, 2, 3, 3]
     # Streams of different lengths: the ended worker is skipped.
     e = eud.DataLoader(EStream(5), batch_size=2, num_workers=3)
     assert run_with_timeout(lambda: [b.tolist() for b in e]) == [[0, 3], [1, 4], [2]]
@@ -465,6 +506,7 @@ def test_worker_exception_is_reraised_with_its_type():
 
 def test_worker_info_and_init_fn():
     assert eud.get_worker_info() is None
+    threads_before = ember.get_num_threads()
     seen = []
 
     def init(worker_id):
@@ -474,7 +516,7 @@ def test_worker_info_and_init_fn():
     class Probe(eud.Dataset):
         def __getitem__(self, i):
             info = eud.get_worker_info()
-            return ember.tensor([info.id, info.seed - info.id])
+            return ember.tensor([info.id, info.seed - info.id, ember.get_num_threads()])
 
         def __len__(self):
             return 6
@@ -484,6 +526,8 @@ def test_worker_info_and_init_fn():
     assert all(name.startswith("ember DataLoader worker") for *_, name in seen)
     assert [int(b[0, 0]) for b in out] == [0, 1, 2, 0, 1, 2]  # batch k goes to worker k mod 3
     assert len({int(b[0, 1]) for b in out}) == 1  # seed = base seed + worker id
+    assert all(int(b[0, 2]) == 1 for b in out)  # one intra-op thread per worker, as torch
+    assert ember.get_num_threads() == threads_before
     info = eud.WorkerInfo(id=1, num_workers=2, seed=3, dataset=None)
     assert repr(info) == "WorkerInfo(id=1, num_workers=2, seed=3, dataset=None)"
     with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo objects"):

@@ -319,6 +319,27 @@ def test_16_bit_parameters_step_like_float32(dtype):
             np.testing.assert_allclose(a, b, rtol=0.02, atol=0.02, err_msg=name)
 
 
+@pytest.mark.parametrize("name,kwargs", [("Adam", dict(lr=0.01)), ("SGD", dict(lr=0.1)), ("Adagrad", dict(lr=0.1))])
+def test_parameter_repeated_in_a_group_is_updated_twice(name, kwargs):
+    """torch warns about such a group and applies the update twice, the second on the first's
+    result; the fused op then updates one parameter at a time."""
+    hist = {}
+    for lib in (ember, torch):
+        prob = Problem(lib, "float64")
+        w, b, c = prob.params
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            opt = getattr(lib.optim, name)([w, b, w, c], **kwargs)
+        out = []
+        for k in range(4):
+            opt.zero_grad(set_to_none=True)
+            prob.loss(k).backward()
+            opt.step()
+            out.append(prob.numpy())
+        hist[lib] = out
+    assert_same_trajectory(hist[ember], hist[torch], "float64")
+
+
 def test_zero_grad_and_repr_match_torch():
     for set_to_none in (False, True):
         grads = {}

@@ -327,7 +327,8 @@ class OneCycleLR : public LRScheduler {
 };
 
 // Runs schedulers one after another: schedulers[i] from epoch milestones[i - 1] on, restarted
-// there (its step(0)). All must drive `optimizer`.
+// there (its step(0)). All must drive `optimizer`. As in torch it keeps last_epoch and the last
+// lrs but no base_lrs of its own.
 class SequentialLR : public LRScheduler {
  public:
   SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
@@ -344,7 +345,7 @@ class SequentialLR : public LRScheduler {
 };
 
 // Steps every scheduler of the list at each step (their factors compose). All must drive the
-// same optimizer.
+// same optimizer. As in torch it keeps only the last lrs (no last_epoch or base_lrs).
 class ChainedScheduler : public LRScheduler {
  public:
   explicit ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> schedulers);

@@ -8,5 +8,5 @@ def __getattr__(name):
     if name in ("benchmark", "data"):
         import importlib
 
-        return importlib.import_module(".benchmark", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,6 +11,7 @@ timing. See docs/ARCHITECTURE.md, "Data loading".
 import itertools
 import queue
 import threading
+import warnings
 
 import ember
 
@@ -89,6 +90,10 @@ def _worker_loop(iterable, dataset, index_queue, result_queue, done_event, auto_
                  drop_last, seed, init_fn, worker_id, num_workers):
     # Runs in a worker thread. It holds no reference to the iterator, so that an abandoned
     # iterator can be garbage-collected (and shut its workers down).
+    # One intra-op thread per worker, as in torch's worker processes: the workers are the
+    # parallelism, and OpenMP teams inside each of them would oversubscribe the cores. The
+    # setting is per thread, so the iterating thread keeps its own.
+    ember.set_num_threads(1)
     _set_worker_info(WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset))
     where = f"in DataLoader worker thread {worker_id}"
     init_error = None
@@ -212,6 +217,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self.__initialized = True
+        self._IterableDataset_len_called = None  # len(dataset) once __len__ was asked, for a warning
         self._iterator = None
 
     def __setattr__(self, attr, val):
@@ -244,7 +250,7 @@ class DataLoader:
 
     def __len__(self):
         if self._iterable:
-            length = len(self.dataset)
+            length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
             return length
@@ -273,6 +279,7 @@ class _BaseIter:
         self._base_seed = int(seed_holder.item())
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
 
     def __iter__(self):
         return self
@@ -290,6 +297,14 @@ class _BaseIter:
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
+        if self._iterable and self._len_called is not None and self._num_yielded > self._len_called:
+            # Compares batches with samples, as torch does; mostly catches unsharded workers.
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {self._len_called} (when "
+                   f"accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                msg += ("With worker threads, this could be caused by not splitting the IterableDataset between "
+                        "workers (see get_worker_info()).")
+            warnings.warn(msg)
         return data
 
 

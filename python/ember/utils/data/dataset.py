@@ -3,6 +3,7 @@
 import bisect
 import math
 import warnings
+from typing import Generic, TypeVar
 
 import ember
 
@@ -10,8 +11,12 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Chai
            "random_split"]
 
 
-class Dataset:
-    """A map-style dataset: ``__getitem__(index)`` and usually ``__len__``."""
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):
+    """A map-style dataset: ``__getitem__(index)`` and usually ``__len__``. Generic in the
+    sample type, as torch's (``class Images(Dataset[Tensor])``)."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -20,7 +25,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A dataset that is a stream: ``__iter__``. With DataLoader workers every worker iterates its
     own copy of the stream; use get_worker_info() in ``__iter__`` to split the work."""
 

@@ -1,14 +1,17 @@
 """Samplers (torch.utils.data.sampler and DistributedSampler): the order of a dataset's indices."""
 
 import math
+from typing import Generic, TypeVar
 
 import ember
+
+T_co = TypeVar("T_co", covariant=True)
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler", "DistributedSampler"]
 
 
-class Sampler:
+class Sampler(Generic[T_co]):
     """Base class: ``__iter__`` yields indices (or lists of indices for batch samplers)."""
 
     def __init__(self, data_source=None):
