@@ -104,11 +104,10 @@ def evaluate(model, x, y, batch_size=1000):
 
 
 def save_checkpoint(path, model, opt, sched, epoch):
-    # Written next to the target and renamed over it, so a crash never leaves half a file.
-    tmp = f"{path}.tmp{os.getpid()}"
+    # ember.save replaces path atomically (a temporary file renamed over it), so an
+    # interrupted save never leaves half a checkpoint.
     ember.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(), "epoch": epoch}, tmp)
-    os.replace(tmp, path)
+                "scheduler": sched.state_dict(), "epoch": epoch}, path)
 
 
 def parse_args(argv=None):
