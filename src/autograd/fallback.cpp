@@ -6,6 +6,7 @@
 #include <cctype>
 #include <complex>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "autograd/meta.h"
@@ -468,6 +469,7 @@ class ViewBackward : public Node {
                               IntArrayRef(v.strides) == IntArrayRef(contiguous_strides(v.sizes)) &&
                               v.offset == v.base_offset;
     if (reshape_only) return {g.reshape(geo_.base_sizes)};
+    if (auto order = permutation_of_base()) return {g.permute(*order)};
     DimVector vs(geo_.sizes);
     for (size_t i = 0; i < vs.size(); ++i) {
       if (geo_.strides[i] == 0 && vs[i] > 1) {
@@ -492,6 +494,27 @@ class ViewBackward : public Node {
   }
 
  private:
+  // When the view only reorders the base's dims (t(), transpose, permute), the order of the
+  // view's dims that gives back the base: its gradient is then g permuted, a view, not a copy.
+  std::optional<DimVector> permutation_of_base() const {
+    const ViewGeometry& v = geo_;
+    const size_t n = v.sizes.size();
+    if (n != v.base_sizes.size() || n < 2 || v.offset != v.base_offset ||
+        may_overlap(v.base_sizes, v.base_strides))
+      return std::nullopt;
+    DimVector order(n, -1);  // order[base dim] = view dim
+    for (size_t i = 0; i < n; ++i) {
+      size_t j = 0;
+      // A size-1 dim's stride is arbitrary: match it by size alone.
+      while (j < n && (order[j] >= 0 || v.base_sizes[j] != v.sizes[i] ||
+                       (v.sizes[i] > 1 && v.base_strides[j] != v.strides[i])))
+        ++j;
+      if (j == n) return std::nullopt;
+      order[j] = static_cast<int64_t>(i);
+    }
+    return order;
+  }
+
   ViewGeometry geo_;
   bool as_strided_;
 };

@@ -138,14 +138,14 @@ EMBER_REGISTER(autograd_formulas) {
   // ---- products
   define("mm", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
     Grads r(2);
-    if (c.needs_grad(0)) r[0] = mm(g[0], cj(c.tensor(1)).mT());
-    if (c.needs_grad(1)) r[1] = mm(cj(c.tensor(0)).mT(), g[0]);
+    if (c.needs_grad(0)) r[0] = product_grad_like(g[0], cj(c.tensor(1)).mT(), c.tensor(0));
+    if (c.needs_grad(1)) r[1] = product_grad_like(cj(c.tensor(0)).mT(), g[0], c.tensor(1));
     return r;
   });
   define("bmm", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
     Grads r(2);
-    if (c.needs_grad(0)) r[0] = bmm(g[0], cj(c.tensor(1)).mT());
-    if (c.needs_grad(1)) r[1] = bmm(cj(c.tensor(0)).mT(), g[0]);
+    if (c.needs_grad(0)) r[0] = product_grad_like(g[0], cj(c.tensor(1)).mT(), c.tensor(0));
+    if (c.needs_grad(1)) r[1] = product_grad_like(cj(c.tensor(0)).mT(), g[0], c.tensor(1));
     return r;
   });
   define("matmul", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {

@@ -5,6 +5,18 @@
 #include "ember/dispatch.h"
 #include "ember/ops.h"
 
+namespace ember::autograd::formula {
+
+Tensor product_grad_like(const Tensor& x, const Tensor& y, const Tensor& like) {
+  const auto product = [&](const Tensor& a, const Tensor& b) { return like.dim() == 3 ? bmm(a, b) : mm(a, b); };
+  const int64_t r = like.dim() - 2;
+  const bool column_major = like.size(r) > 1 && like.size(r + 1) > 1 && like.stride(r) == 1 &&
+                            like.stride(r + 1) == like.size(r);
+  return column_major ? product(y.mT(), x.mT()).mT() : product(x, y);
+}
+
+}  // namespace ember::autograd::formula
+
 // A named namespace: library sources are compiled in unity batches.
 namespace ember::autograd::product_formulas {
 namespace {
@@ -54,13 +66,15 @@ EMBER_REGISTER(autograd_formulas_products) {
     return r;
   });
   define_fused("addmm", [](const Tensor& g, const Tensor& a, const Tensor& b, bool na, bool nb) {
-    return std::pair<Tensor, Tensor>(na ? mm(g, cj(b).mT()) : Tensor(), nb ? mm(cj(a).mT(), g) : Tensor());
+    return std::pair<Tensor, Tensor>(na ? product_grad_like(g, cj(b).mT(), a) : Tensor(),
+                                     nb ? product_grad_like(cj(a).mT(), g, b) : Tensor());
   });
   define_fused("addmv", [](const Tensor& g, const Tensor& a, const Tensor& b, bool na, bool nb) {
     return std::pair<Tensor, Tensor>(na ? outer_grad(g, b) : Tensor(), nb ? mv(cj(a).mT(), g) : Tensor());
   });
   define_fused("baddbmm", [](const Tensor& g, const Tensor& a, const Tensor& b, bool na, bool nb) {
-    return std::pair<Tensor, Tensor>(na ? bmm(g, cj(b).mT()) : Tensor(), nb ? bmm(cj(a).mT(), g) : Tensor());
+    return std::pair<Tensor, Tensor>(na ? product_grad_like(g, cj(b).mT(), a) : Tensor(),
+                                     nb ? product_grad_like(cj(a).mT(), g, b) : Tensor());
   });
   // addbmm sums the batch of products: every batch gets the same g.
   define_fused("addbmm", [](const Tensor& g, const Tensor& a, const Tensor& b, bool na, bool nb) {

@@ -238,3 +238,29 @@ def test_bad_gradient_shape_changes_no_grad():
         with pytest.raises(RuntimeError, match="Mismatch in shape"):
             y.backward(lib.ones(4, dtype=lib.float64))
         assert a.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("shape,view", [
+    ((3, 4), lambda a: a.t()), ((3, 4, 5), lambda a: a.permute(2, 0, 1)), ((3, 4, 5), lambda a: a.transpose(0, 2)),
+    ((3, 4, 5), lambda a: a.unsqueeze(1).permute(3, 1, 0, 2)),
+], ids=["t", "permute", "transpose", "size1_permute"])
+def test_permuted_view_gradient(shape, view):
+    """A view that only reorders dims gets its gradient back as a permute (no copy): values,
+    contiguous .grad, and double backward through it, as torch."""
+    ea, ta = pair(shape, 7)
+    for lib, a in ((ember, ea), (torch, ta)):
+        w = lib.arange(a.numel(), dtype=lib.float64).reshape(view(a).shape)
+        g, = lib.autograd.grad((view(a) * w).pow(2).sum(), a, create_graph=True)
+        g.sum().backward()
+    close(ea.grad, ta.grad)
+    assert ea.grad.is_contiguous()
+
+
+def test_linear_weight_gradient_layout():
+    """linear's weight enters as W.t(); its gradient comes out in W's layout, equal to torch's."""
+    (ex, tx), (ew, tw), (eb, tb) = pair((8, 5), 1), pair((3, 5), 2), pair((3,), 3)
+    for lib, x, w, b in ((ember, ex, ew, eb), (torch, tx, tw, tb)):
+        lib.nn.functional.linear(x, w, b).pow(2).sum().backward()
+    for e, t in ((ex, tx), (ew, tw), (eb, tb)):
+        close(e.grad, t.grad)
+        assert e.grad.is_contiguous()
