@@ -343,3 +343,41 @@ def test_fuzzing_corpus_loads_or_raises():
     # reference was dropped with the earlier value is still alive.
     back = ember.load(CORPUS / "crash_python_repeated_key_drops_shared_tensor.safetensors")
     assert back[0] == 1 and back[1].tolist() == [1]
+
+
+def test_optimizer_and_scheduler_state_round_trip(tmp_path):
+    """Adam's state (int keys, step tensors, betas tuples, None options) and a scheduler's
+    state survive ember.save/load: a fresh pair loaded from the file continues identically."""
+    def setup(seed):
+        ember.manual_seed(seed)
+        w = ember.randn(3, 4, requires_grad=True)
+        b = ember.randn(4, requires_grad=True)
+        opt = ember.optim.Adam([{"params": [w]}, {"params": [b], "lr": 0.01}], lr=0.1, amsgrad=True)
+        return (w, b), opt, ember.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+    def step(params, opt, sched):
+        opt.zero_grad()
+        (params[0].sum(0) * params[1]).pow(2).sum().backward()
+        opt.step()
+        sched.step()
+
+    params, opt, sched = setup(0)
+    for _ in range(3):
+        step(params, opt, sched)
+    ember.save({"params": [p.detach() for p in params], "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict()}, tmp_path / "ckpt")
+    state = ember.load(tmp_path / "ckpt")
+    assert state["optimizer"]["param_groups"][0]["betas"] == (0.9, 0.999)
+    assert sorted(state["optimizer"]["state"]) == [0, 1]
+    fresh_params, fresh_opt, fresh_sched = setup(1)
+    with ember.no_grad():
+        for p, saved in zip(fresh_params, state["params"]):
+            p.copy_(saved)
+    fresh_opt.load_state_dict(state["optimizer"])
+    fresh_sched.load_state_dict(state["scheduler"])
+    for _ in range(3):
+        step(params, opt, sched)
+        step(fresh_params, fresh_opt, fresh_sched)
+    for p, q in zip(params, fresh_params):
+        assert raw(p.detach()) == raw(q.detach())
+    assert fresh_sched.get_last_lr() == sched.get_last_lr()
