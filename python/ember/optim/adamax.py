@@ -3,9 +3,17 @@ import ember
 from ember import _C
 
 from .adam import _steps_as_tensors
-from .optimizer import Optimizer, _call_closure, _no_grad_step, _real
+from .optimizer import Optimizer, _call_closure, _gather, _no_grad_step
 
 __all__ = ["Adamax"]
+
+
+# The per-parameter state, and the order in which the fused op takes it.
+_STATE = ("exp_avg", "exp_inf", "step")
+
+
+def _new_state(p):
+    return {"step": ember.tensor(0.0), "exp_avg": ember.zeros_like(p), "exp_inf": ember.zeros_like(p)}
 
 
 class Adamax(Optimizer):
@@ -39,22 +47,8 @@ class Adamax(Optimizer):
         loss = _call_closure(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
-            params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = ember.tensor(0.0)
-                    state["exp_avg"] = ember.zeros_like(p)
-                    state["exp_inf"] = ember.zeros_like(p)
-                params.append(_real(p))
-                grads.append(_real(g))
-                exp_avgs.append(_real(state["exp_avg"]))
-                exp_infs.append(_real(state["exp_inf"]))
-                steps.append(state["step"])
-            if params:
-                _C._fused_adamax_(params, grads, exp_avgs, exp_infs, steps, lr=group["lr"], beta1=beta1, beta2=beta2,
+            lists = _gather(self, group, _new_state, _STATE)
+            if lists[0]:
+                _C._fused_adamax_(*lists, lr=group["lr"], beta1=beta1, beta2=beta2,
                                   eps=group["eps"], weight_decay=group["weight_decay"], maximize=group["maximize"])
         return loss

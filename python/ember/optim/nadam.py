@@ -3,9 +3,18 @@ import ember
 from ember import _C
 
 from .adam import _steps_as_tensors
-from .optimizer import Optimizer, _call_closure, _no_grad_step, _real
+from .optimizer import Optimizer, _call_closure, _gather, _no_grad_step
 
 __all__ = ["NAdam"]
+
+
+# The per-parameter state, and the order in which the fused op takes it.
+_STATE = ("exp_avg", "exp_avg_sq", "mu_product", "step")
+
+
+def _new_state(p):
+    return {"step": ember.tensor(0.0), "mu_product": ember.tensor(1.0), "exp_avg": ember.zeros_like(p),
+            "exp_avg_sq": ember.zeros_like(p)}
 
 
 class NAdam(Optimizer):
@@ -44,25 +53,8 @@ class NAdam(Optimizer):
         loss = _call_closure(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
-            params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = ember.tensor(0.0)
-                    state["mu_product"] = ember.tensor(1.0)
-                    state["exp_avg"] = ember.zeros_like(p)
-                    state["exp_avg_sq"] = ember.zeros_like(p)
-                params.append(_real(p))
-                grads.append(_real(g))
-                exp_avgs.append(_real(state["exp_avg"]))
-                exp_avg_sqs.append(_real(state["exp_avg_sq"]))
-                mu_products.append(state["mu_product"])
-                steps.append(state["step"])
-            if params:
-                _C._fused_nadam_(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, lr=group["lr"],
-                                 beta1=beta1, beta2=beta2, weight_decay=group["weight_decay"],
+            lists = _gather(self, group, _new_state, _STATE)
+            if lists[0]:
+                _C._fused_nadam_(*lists, lr=group["lr"], beta1=beta1, beta2=beta2, weight_decay=group["weight_decay"],
                                  momentum_decay=group["momentum_decay"], eps=group["eps"])
         return loss

@@ -51,6 +51,25 @@ def _real(t):
     return ember.view_as_real(t) if t.is_complex() else t
 
 
+def _gather(optimizer, group, init, names):
+    """The index-aligned lists a fused update takes for one group: its parameters that have a
+    gradient, their gradients, then one list per state entry in `names` (tensors as real
+    views; "step" and "mu_product" counters as they are). A parameter's state comes from
+    init(p) on its first step."""
+    params, grads, states = [], [], []
+    for p in group["params"]:
+        if p.grad is None:
+            continue
+        state = optimizer.state[p]
+        if len(state) == 0:
+            state.update(init(p))
+        params.append(_real(p))
+        grads.append(_real(p.grad))
+        states.append(state)
+    counters = ("step", "mu_product")
+    return [params, grads] + [[s[n] if n in counters else _real(s[n]) for s in states] for n in names]
+
+
 def _copy_tree(value):
     """A deep copy of a state-dict value: containers rebuilt, tensors cloned."""
     if isinstance(value, ember.Tensor):
