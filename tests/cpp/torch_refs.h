@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "ember/autograd.h"
 #include "ember/nn.h"
 
@@ -55,6 +57,25 @@ Tensor find_ref(const Entry (&entries)[N], const double* values, const std::stri
   for (int d = 0; e.shape[d] >= 0; ++d) shape.push_back(e.shape[d]);
   std::vector<double> v(values + e.offset, values + e.offset + compute_numel(shape));
   return tensor(v).reshape(shape);
+}
+
+// f() must raise the error torch raised, `full` = "Type: message" as a generator recorded
+// it: the same type and a message that contains torch's. `key` labels failures.
+template <class F>
+void expect_torch_error(const F& f, const std::string& full, const std::string& key) {
+  const size_t colon = full.find(": ");
+  const std::string type = full.substr(0, colon), msg = full.substr(colon + 2);
+  try {
+    f();
+    ADD_FAILURE() << key << ": expected " << full;
+  } catch (const Error& e) {
+    const std::string got_type = dynamic_cast<const ValueError*>(&e)     ? "ValueError"
+                                 : dynamic_cast<const RuntimeError*>(&e) ? "RuntimeError"
+                                 : dynamic_cast<const TypeError*>(&e)    ? "TypeError"
+                                                                         : "Error";
+    EXPECT_EQ(got_type, type) << key << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find(msg), std::string::npos) << key << ": " << e.what();
+  }
 }
 
 }  // namespace ember::testing
