@@ -158,16 +158,11 @@ std::string Value::repr() const {
       double d = to_double();
       if (std::isnan(d)) return "nan";
       if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+      // The shortest spelling that reads back exactly (17 digits always do), as Python's repr(float).
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", d);
-      // The shortest spelling that reads back exactly, as Python's repr(float).
       for (int precision = 1; precision <= 17; ++precision) {
-        char trial[32];
-        std::snprintf(trial, sizeof trial, "%.*g", precision, d);
-        if (std::strtod(trial, nullptr) == d) {
-          std::snprintf(buf, sizeof buf, "%s", trial);
-          break;
-        }
+        std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+        if (std::strtod(buf, nullptr) == d) break;
       }
       std::string s = buf;
       if (s.find_first_of(".en") == std::string::npos) s += ".0";
