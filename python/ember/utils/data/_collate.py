@@ -55,9 +55,7 @@ def default_collate(batch):
             raise TypeError(_err_msg_format.format(elem.dtype))
         return default_collate([ember.as_tensor(b) for b in batch])
     if isinstance(elem, (np.bool_, np.number, np.object_)):
-        # Through an array: ember.as_tensor infers float32 from a list of np.float64 scalars,
-        # where torch keeps the scalars' dtype.
-        return ember.as_tensor(np.array(batch))
+        return ember.as_tensor(batch)
     if isinstance(elem, float):
         return ember.tensor(batch, dtype=ember.float64)
     if isinstance(elem, int):
