@@ -68,9 +68,6 @@ PyMethodDef module_functions[] = {
     {nullptr, nullptr, 0, nullptr}};
 }  // namespace
 
-// Declared here rather than in common.h, whose change would rebuild every binding file.
-void init_data(PyObject* m);  // IDX reader (data.cpp)
-
 }  // namespace ember::py
 
 PYBIND11_MODULE(_C, m) {
