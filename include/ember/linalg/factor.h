@@ -1,0 +1,5 @@
+#pragma once
+
+#include "ember/tensor.h"
+
+namespace ember::linalg {}  // namespace ember::linalg

@@ -1,0 +1,2 @@
+"""ember.linalg, factor part (re-exported by ember.linalg)."""
+__all__ = []

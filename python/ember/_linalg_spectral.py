@@ -1,0 +1,2 @@
+"""ember.linalg, spectral part (re-exported by ember.linalg)."""
+__all__ = []

@@ -1,0 +1,3 @@
+"""ember.linalg: torch.linalg's functions (src/ops/linalg_*.cpp)."""
+from ._linalg_factor import *  # noqa: F401,F403
+from ._linalg_spectral import *  # noqa: F401,F403
