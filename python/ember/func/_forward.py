@@ -1,0 +1,2 @@
+"""ember.func, _forward part (re-exported by ember.func)."""
+__all__ = []
