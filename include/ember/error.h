@@ -27,6 +27,9 @@ class IndexError : public Error { using Error::Error; };
 class ValueError : public Error { using Error::Error; };
 class TypeError : public Error { using Error::Error; };
 class NotImplementedError : public Error { using Error::Error; };
+// torch.linalg.LinAlgError (a RuntimeError in Python too): singular or non-definite input,
+// LAPACK failing to converge.
+class LinAlgError : public RuntimeError { using RuntimeError::RuntimeError; };
 
 enum class ScalarType : int8_t;
 struct Device;

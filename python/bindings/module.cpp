@@ -9,6 +9,9 @@
 
 namespace ember::py {
 
+// ember._C.LinAlgError, a RuntimeError subclass (created at module init).
+PyObject* linalg_error_type = nullptr;
+
 void set_python_error() {
   try {
     throw;
@@ -24,6 +27,8 @@ void set_python_error() {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const ember::NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const ember::LinAlgError& e) {
+    PyErr_SetString(linalg_error_type ? linalg_error_type : PyExc_RuntimeError, e.what());
   } catch (const ember::Error& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (const std::bad_alloc&) {
@@ -95,6 +100,9 @@ PYBIND11_MODULE(_C, m) {
     init_serialize(mod);
     init_data(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
+    linalg_error_type = PyErr_NewException("ember.linalg.LinAlgError", PyExc_RuntimeError, nullptr);
+    if (!linalg_error_type || PyModule_AddObjectRef(mod, "LinAlgError", linalg_error_type) < 0)
+      throw python_error();
     init_generic_ops(mod);
   } catch (const python_error&) {
     throw pybind11::error_already_set();  // keeps the Python error that was set
