@@ -67,6 +67,13 @@ template <typename E, typename... Args>
 }
 }  // namespace detail
 
+// Warnings (PyTorch's TORCH_WARN): each goes to the installed handler, which the Python layer
+// sets to raise a UserWarning; without one they print to stderr. A handler may throw (a
+// warning filter turned into an error), and the throw unwinds the op that warned.
+using WarningHandler = void (*)(const std::string& message);
+void set_warning_handler(WarningHandler handler);
+void warn(const std::string& message);
+
 }  // namespace ember
 
 // EMBER_CHECK(cond, ValueError, "sum(): dim ", d, " out of range for shape ", sizes);

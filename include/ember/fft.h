@@ -57,4 +57,20 @@ namespace ember {
 Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
 Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided);
 Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
+
+// torch.stft: the DFTs of windowed frames hop_length apart (default n_fft / 4) of a 1-D or (B, L)
+// signal, (B?, n_freq, n_frames). center pads n_fft / 2 on both sides by pad_mode ("reflect",
+// "constant", "replicate", "circular"); the window (default: ones of win_length = n_fft) is
+// centred in n_fft; onesided defaults to true for real input and window. Without return_complex
+// a real input gives view_as_real of the result, with PyTorch's deprecation warning.
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+            std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = std::nullopt,
+            bool center = true, std::string_view pad_mode = "reflect", bool normalized = false,
+            std::optional<bool> onesided = std::nullopt, std::optional<bool> return_complex = std::nullopt);
+// torch.istft: the signal whose stft is `self` (least squares by windowed overlap-add); `length`
+// trims or zero-pads the result. Raises when the squared window overlap-adds to zero somewhere.
+Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+             std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = std::nullopt,
+             bool center = true, bool normalized = false, std::optional<bool> onesided = std::nullopt,
+             std::optional<int64_t> length = std::nullopt, bool return_complex = false);
 }  // namespace ember

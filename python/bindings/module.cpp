@@ -43,6 +43,15 @@ void set_python_error() {
 }
 
 namespace {
+// ember::warn from C++ becomes a UserWarning; an error raised by the warnings filter
+// propagates as the op's exception.
+void warn_in_python(const std::string& message) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  const int rc = PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1);
+  PyGILState_Release(gil);
+  if (rc < 0) throw python_error();
+}
+
 // The full names of every op declared to the dispatcher (for coverage tests and tooling).
 PyObject* registered_ops(PyObject*, PyObject*) {
   EMBER_PY_BEGIN
@@ -100,6 +109,7 @@ PYBIND11_MODULE(_C, m) {
     init_serialize(mod);
     init_data(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
+    ember::set_warning_handler(warn_in_python);
     linalg_error_type = PyErr_NewException("ember.linalg.LinAlgError", PyExc_RuntimeError, nullptr);
     if (!linalg_error_type || PyModule_AddObjectRef(mod, "LinAlgError", linalg_error_type) < 0)
       throw python_error();

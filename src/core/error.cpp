@@ -1,5 +1,6 @@
 #include "ember/error.h"
 
+#include <atomic>
 #include <cstdio>
 
 #include "ember/device.h"
@@ -28,3 +29,16 @@ Msg& Msg::operator<<(ScalarType t) { s_ += dtype_name(t); return *this; }
 Msg& Msg::operator<<(const Device& d) { s_ += d.str(); return *this; }
 
 }  // namespace ember::detail
+
+namespace ember {
+namespace {
+std::atomic<WarningHandler> warning_handler{nullptr};
+}  // namespace
+
+void set_warning_handler(WarningHandler handler) { warning_handler.store(handler); }
+
+void warn(const std::string& message) {
+  if (WarningHandler h = warning_handler.load()) return h(message);
+  std::fprintf(stderr, "Warning: %s\n", message.c_str());
+}
+}  // namespace ember

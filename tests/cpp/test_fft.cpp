@@ -96,4 +96,22 @@ TEST(Fft, BadArguments) {
   EXPECT_THROW(fft::fft(x.to(kHalf)), RuntimeError);
 }
 
+TEST(Fft, StftRoundTripAndWarnings) {
+  manual_seed(6);
+  Tensor x = randn({3, 200}, nullptr, TensorOptions(kDouble));
+  Tensor hann = add(mul(mul(arange(32, TensorOptions(kDouble)), 2 * M_PI / 32).cos(), -0.5), 0.5);
+  Tensor spec = stft(x, 32, 8, std::nullopt, hann, true, "reflect", false, std::nullopt, true);
+  EXPECT_EQ(spec.sizes(), IntArrayRef({3, 17, 26}));
+  Tensor back = istft(spec, 32, 8, std::nullopt, hann, true, false, std::nullopt, 200);
+  EXPECT_LT(max(abs(sub(back, x))).item<double>(), 1e-12);
+  // Real output without return_complex warns once per call, through the installed handler.
+  static int warnings = 0;
+  set_warning_handler([](const std::string&) { ++warnings; });
+  EXPECT_EQ(stft(x, 32).dim(), 4);
+  set_warning_handler(nullptr);
+  EXPECT_EQ(warnings, 1);
+  EXPECT_THROW(stft(x, 32, 0), RuntimeError);
+  EXPECT_THROW(istft(spec, 32, 8, std::nullopt, zeros({32}, TensorOptions(kDouble))), RuntimeError);
+}
+
 }  // namespace ember::fft_test
