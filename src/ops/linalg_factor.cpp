@@ -145,12 +145,12 @@ void raise_info(const char* api, const Tensor& info, Failure kind) {
                    "minor of order ", v, " is not positive-definite).");
       case Failure::Solve:
         EMBER_FAIL(LinAlgError, prefix, "The solver failed because the input matrix is singular.");
-      case Failure::LU:
-        EMBER_FAIL(LinAlgError, prefix, "U[", v, ",", v,
+      case Failure::LU:  // PyTorch raises a plain RuntimeError for these two
+        EMBER_FAIL(RuntimeError, prefix, "U[", v, ",", v,
                    "] is zero and using it on lu_solve would result in a division by zero. If you still want to "
                    "perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
       case Failure::LDL:
-        EMBER_FAIL(LinAlgError, prefix, "The factorization could not be completed because the block diagonal matrix "
+        EMBER_FAIL(RuntimeError, prefix, "The factorization could not be completed because the block diagonal matrix "
                    "D is singular (D[", v, ",", v, "] is zero).");
     }
   }
