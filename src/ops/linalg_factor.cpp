@@ -561,8 +561,6 @@ Tensors3 lu_factor_ex_k(const Tensor& A, bool pivot, bool check_errors) {
         ip[b] = getrf(static_cast<int>(m), static_cast<int>(n), mb, static_cast<int>(std::max<int64_t>(1, m)), pp + b * k);
       }
     });
-  } else if (piv.numel() != 0) {  // empty matrices with pivots to report (0 x n has none)
-    piv.copy_(arange(1, k + 1, 1, TensorOptions(kInt32)).expand(piv.sizes()));
   }
   if (check_errors) raise_info("torch.linalg.lu_factor_ex", info, Failure::LU);
   return {LU, piv, info};

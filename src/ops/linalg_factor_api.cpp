@@ -126,8 +126,8 @@ Tensors3 lu_unpack_k(const Tensor& LU, const Tensor& piv, bool unpack_data, bool
     L = add(tril(LU.narrow(-1, 0, k), -1), eye(m, k, TensorOptions(LU.dtype())));
     U = triu(LU.narrow(-2, 0, k));
   } else {
-    L = empty({0}, TensorOptions(LU.dtype()));
-    U = empty({0}, TensorOptions(LU.dtype()));
+    L = LU.reshape({-1}).narrow(0, 0, 0);  // empty, but still on LU's graph, as PyTorch's
+    U = LU.reshape({-1}).narrow(0, 0, 0);
   }
   if (unpack_pivots) {
     DimVector ps(batch);
@@ -240,6 +240,9 @@ Tensor matrix_power_k(const Tensor& A, int64_t n) {
     const int64_t m = A.size(-1);
     return eye(m, std::nullopt, TensorOptions(A.dtype())).expand(A.sizes()).clone();
   }
+  // the products below are matmuls, which PyTorch's CPU lacks for these two dtypes
+  EMBER_CHECK(n == 1 || (A.dtype() != kBool && A.dtype() != kHalf), RuntimeError,
+              "\"addmm_impl_cpu_\" not implemented for '", torch_type_name(A.dtype()), "'");
   Tensor z = A;
   if (n < 0) {
     z = inv_k(A);
