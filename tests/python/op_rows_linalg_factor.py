@@ -105,6 +105,21 @@ def _out(path, n_out=1):
     return run
 
 
+def _matrix_power_samples(d):
+    """Negative powers need an inverse (floating types only); PyTorch's CPU has no bool or
+    float16 matmul, so those types only take n = 0 and 1."""
+    if d in FC:
+        ns = (0, 1, 2, 3, 5, -1, -3)
+    elif d in ("bool", "float16"):
+        ns = (0, 1)
+    else:
+        ns = (0, 1, 2, 3)
+    s = [Sample([T((3, 3), low=-2, high=2), n], name=str(n)) for n in ns]
+    if d in FC:
+        s += [Sample([T((2, 4, 4), **R), 4]), Sample([T((0, 2, 2), **R), 2])]
+    return s
+
+
 ROWS = [
     # ---- Cholesky
     OpInfo("linalg_cholesky", lambda lib, x, **k: lib.linalg.cholesky(spd(lib, x), **k), FC,
@@ -254,12 +269,13 @@ ROWS = [
                       Sample([T((2, 3, 6), **R), T((6,), seed=1, **R)], {"dims": (0, 1)})],
            lambda: [ErrorSample([T((6, 4)), T((5,))], {}, RuntimeError, r"prod\(self.shape\[other.ndim:\]\)")],
            tol=TOL),
-    OpInfo("linalg_matrix_power", lambda lib, x, n: lib.linalg.matrix_power(wc(lib, x), n), FC,
-           lambda d: [Sample([T((3, 3), **R), n], name=str(n)) for n in (0, 1, 2, 3, 5, -1, -3)]
-           + [Sample([T((2, 4, 4), **R), 4]), Sample([T((0, 2, 2), **R), 2])],
+    OpInfo("linalg_matrix_power", lambda lib, x, n: lib.linalg.matrix_power(wc(lib, x), n),
+           ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16") + FC, _matrix_power_samples,
            lambda: [ErrorSample([T((2, 3)), 2], {}, RuntimeError, "linalg.matrix_power: A must be batches of square"),
                     ErrorSample([T((3,)), 2], {}, RuntimeError,
-                                "linalg.matrix_power: The input tensor A must have at least 2 dimensions.")],
+                                "linalg.matrix_power: The input tensor A must have at least 2 dimensions."),
+                    ErrorSample([T((3, 3)), -1], {}, RuntimeError, "linalg.inv: Expected a floating point",
+                                dtype="int64")],
            tol=TOL),
     OpInfo("matrix_power", lambda lib, x, n: x.matrix_power(n),
            ("uint8", "int8", "int16", "int32", "int64", "bfloat16") + FC,
