@@ -474,12 +474,15 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
   EMBER_CHECK(Bm.size(-2) == n, RuntimeError, api, ": Incompatible shapes of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ",
               vec ? Bt.size(-1) : Bt.size(-2), "x", vec ? int64_t{1} : Bt.size(-1), ")");
-  const DimVector batch = broadcast_shapes(batch_of(A, 2), batch_of(Bm, 2));
+  const DimVector abatch = batch_of(A, 2), batch = broadcast_pair(abatch, batch_of(Bm, 2));
   const int64_t k = Bm.size(-1), NB = prod(batch);
-  Tensor info = zeros(batch, TensorOptions(kInt32));
+  Tensor info = zeros(abatch, TensorOptions(kInt32));  // one per A, as PyTorch's
   Tensor X = colmajor_empty(batch, n, k, A.dtype());  // n x k, column-major
   if (X.numel() != 0) {
     const std::vector<int64_t> aoff = batch_offsets(A, batch, 2), boff = batch_offsets(Bm, batch, 2);
+    // which of A's matrices each broadcast batch element uses (for info)
+    const std::vector<int64_t> aidx =
+        batch_offsets(arange(0, prod(abatch), 1, TensorOptions(kInt64)).view(cat_shape(abatch, {1, 1})), batch, 2);
     int32_t* ip = info.data_ptr<int32_t>();
     dispatch_float(A.dtype(), [&](auto z) {
       using T = decltype(z);
@@ -502,7 +505,7 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
             T* xb = x + b * n * k;
             copy_mat(bb + boff[static_cast<size_t>(b)], brs, bcs, xb, 1, n, n, k);
             const int inf = linalg_small::lu<N>(m, perm, &swaps);
-            ip[b] = inf;
+            ip[aidx[static_cast<size_t>(b)]] = inf;
             if (inf) std::fill(xb, xb + n * k, nan_value<T>());
             else linalg_small::lu_solve_cols<N>(m, perm, xb, k, n);
           }
@@ -523,7 +526,7 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
         }
         T* xb = x + b * n * k;
         copy_mat(bb + boff[static_cast<size_t>(b)], brs, bcs, xb, 1, n, n, k);
-        ip[b] = last;
+        ip[aidx[static_cast<size_t>(b)]] = last;
         if (last) std::fill(xb, xb + n * k, nan_value<T>());
         else getrs('T', static_cast<int>(n), static_cast<int>(k), m, static_cast<int>(n), piv.data(), xb, static_cast<int>(n));
       }
@@ -587,7 +590,7 @@ void check_factor_rhs(const char* api, const Tensor& F, const Tensor& piv, const
 // Solves with column-major factors: `rs(trans, n, k, factor, piv, x)` per matrix, x holding B.
 template <typename Solve>
 Tensor factor_solve(const Tensor& F, const Tensor& piv, const Tensor& Bm, Solve&& rs) {
-  const DimVector batch = broadcast_shapes(batch_of(F, 2), batch_of(Bm, 2));
+  const DimVector batch = broadcast_pair(batch_of(F, 2), batch_of(Bm, 2));
   const int64_t n = F.size(-1), k = Bm.size(-1), NB = prod(batch);
   Tensor X = colmajor_empty(batch, n, k, F.dtype());
   if (X.numel() == 0) return X;
@@ -653,7 +656,7 @@ Tensor solve_triangular_k(const Tensor& A_, const Tensor& B_, bool upper, bool l
   EMBER_CHECK(left ? Bt.size(-2) == n : Bt.size(-1) == n, RuntimeError, api,
               ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n, "x", n, " and ",
               Bt.size(-2), "x", Bt.size(-1), ")");
-  const DimVector batch = broadcast_shapes(batch_of(A, 2), batch_of(Bt, 2));
+  const DimVector batch = broadcast_pair(batch_of(A, 2), batch_of(Bt, 2));
   const int64_t r = Bt.size(-2), c = Bt.size(-1), NB = prod(batch);
   Tensor X = empty(cat_shape(batch, {r, c}), TensorOptions(dt));
   if (X.numel() == 0) return X;

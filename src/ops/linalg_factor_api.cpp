@@ -219,16 +219,10 @@ Tensors2 triangular_solve_k(const Tensor& B, const Tensor& A, bool upper, bool t
               " dimensions instead");
   check_b_a("triangular_solve", "", B, A, "A");
   Tensor X = solve_tri_c(transpose ? A.mT() : A, B, upper != transpose, true, unitriangular);
-  DimVector shape = broadcast_shapes(batch_of(A, 2), batch_of(B, 2));
+  DimVector shape = broadcast_pair(batch_of(A, 2), batch_of(B, 2));
   shape.push_back(A.size(-2));
   shape.push_back(A.size(-1));
-  Tensor M = A.expand(shape).clone();
-  // The copy's gradient reaches A inside its triangle only, as PyTorch's triangular_solve_backward.
-  if (autograd::requires_grad(A) && autograd::GradMode::is_enabled()) {
-    const int64_t u = unitriangular ? 1 : 0;
-    Tensor tri = upper ? triu(M, u) : tril(M, -u);
-    M = add(tri, sub(M, tri).detach());
-  }
+  Tensor M = A.expand(shape).clone();  // its gradient reaches all of A, as in PyTorch
   return {X, M};
 }
 
@@ -236,9 +230,10 @@ Tensors2 triangular_solve_k(const Tensor& B, const Tensor& A, bool upper, bool t
 Tensor matrix_power_k(const Tensor& A, int64_t n) {
   const char* api = "linalg.matrix_power";
   check_square(api, A, "A");
-  if (n == 0) {
-    const int64_t m = A.size(-1);
-    return eye(m, std::nullopt, TensorOptions(A.dtype())).expand(A.sizes()).clone();
+  if (n == 0) {  // identities, still on A's graph (with a zero gradient), as PyTorch's
+    Tensor r = A.clone();
+    r.copy_(eye(A.size(-1), std::nullopt, TensorOptions(A.dtype())).expand(A.sizes()));
+    return r;
   }
   // the products below are matmuls, which PyTorch's CPU lacks for these two dtypes
   EMBER_CHECK(n == 1 || (A.dtype() != kBool && A.dtype() != kHalf), RuntimeError,
