@@ -146,6 +146,8 @@ from workloads_fft import WORKLOADS as _FFT_WORKLOADS, scipy_module  # noqa: E40
 PY_WORKLOADS.update(_FFT_WORKLOADS)
 from workloads_train import WORKLOADS as _TRAIN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_TRAIN_WORKLOADS)
+from workloads_linalg_factor import WORKLOADS as _LINALG_FACTOR_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_LINALG_FACTOR_WORKLOADS)
 
 
 def copy_bandwidth():
