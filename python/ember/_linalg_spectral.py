@@ -46,7 +46,7 @@ def _out_form(name, fn):
     def run(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        if _C.is_grad_enabled() and any(t.requires_grad for t in _tensors(list(args) + list(kwargs.values()))):
+        if _C._is_grad_enabled() and any(t.requires_grad for t in _tensors(list(args) + list(kwargs.values()))):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                                "differentiation, but one of the arguments requires grad.")
         return _write(name, fn(*args, **kwargs), out)

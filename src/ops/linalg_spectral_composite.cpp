@@ -4,6 +4,7 @@
 // vecdot, vander, diagonal, and the top-level svd, qr, pinverse and matrix_exp. Argument rules
 // and messages follow PyTorch 1.13 (aten/src/ATen/native/BatchLinearAlgebra.cpp, LinearAlgebra.cpp).
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ember/autograd.h"
@@ -182,15 +183,10 @@ Tensor vector_norm_c(const Tensor& x, const Scalar& ord, OptDims dim, bool keepd
   if (in.numel() == 0 && std::isinf(p)) {
     bool bad = in.dim() == 0;
     for (int64_t d : dims) bad = bad || in.size(wrap_dim(d, std::max<int64_t>(in.dim(), 1))) == 0;
-    EMBER_CHECK(!bad || p > 0 ? !bad : true, RuntimeError, "linalg.vector_norm cannot compute the ",
-                p > 0 ? "inf" : "-inf", " norm on an empty tensor because the operation does not have an identity");
     EMBER_CHECK(!bad, RuntimeError, "linalg.vector_norm cannot compute the ", p > 0 ? "inf" : "-inf",
                 " norm on an empty tensor because the operation does not have an identity");
   }
-  if (in.dim() == 0) {  // a 0-dim tensor reduces over "its" one element
-    Tensor r = norm(in.reshape({1}), ord, IntArrayRef{0}, false);
-    return r;
-  }
+  if (in.dim() == 0) return norm(in.reshape({1}), ord, IntArrayRef{0}, false);  // its one element
   return norm(in, ord, dims, keepdim);
 }
 
