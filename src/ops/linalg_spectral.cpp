@@ -597,8 +597,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_k(const Tensor& self, const Ten
     Tensor res = empty({0}, TensorOptions(rt).device(self.device()));
     if (residuals && m > n) {
       Tensor r = Bbuf.narrow(-2, n, m - n).abs();
-      res = r.mul(r).sum({-2});
-      if (vector_case) res = res.squeeze(-1);
+      res = r.mul(r).sum({-2});  // (..., nrhs); one value for a vector b, as PyTorch's
     }
     if (vector_case) sol = sol.squeeze(-1);
     return std::tuple<Tensor, Tensor, Tensor, Tensor>{sol, res, rank, sv};

@@ -61,12 +61,11 @@ std::tuple<Tensor, Tensor, Tensor> svd_old_c(const Tensor& A, bool some, bool co
   check_matrix("linalg.svd", A, false, "A");
   auto [U, S, Vh] = _linalg_svd(A, !some, compute_uv, std::nullopt);
   if (compute_uv) return {U, S, mH(Vh)};
-  // Zero-filled factors of the shapes they would have.
-  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  // Zero-filled square factors (m x m and n x n, whatever `some` says), as PyTorch's.
+  const int64_t m = A.size(-2), n = A.size(-1);
   DimVector us(A.sizes()), vs(A.sizes());
-  us.back() = some ? k : m;
+  us.back() = m;
   vs[vs.size() - 2] = n;
-  vs.back() = some ? k : n;
   const TensorOptions o = TensorOptions(A.dtype()).device(A.device());
   return {zeros(us, o), S, zeros(vs, o)};
 }
@@ -474,7 +473,8 @@ EMBER_REGISTER(linalg_composite_ops) {
   register_composite<CrossSig, &vecdot_c>("linalg_vecdot");
   define_op<VanderSig>("linalg_vander(Tensor x, *, int? N=None) -> Tensor", fo);
   register_composite<VanderSig, &vander_c>("linalg_vander");
-  define_op<DiagSig>("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)", fo);
+  define_op<DiagSig>("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
+                    fo | static_cast<uint32_t>(Tag::View));
   register_composite<DiagSig, &diagonal_c>("linalg_diagonal");
 }
 
