@@ -216,7 +216,8 @@ EMBER_REGISTER(autograd_formulas_linalg_spectral) {
   define("linalg_lstsq", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
     const Tensor& A = c.tensor(0);
     const Tensor& B = c.tensor(1);
-    const bool vector_case = A.dim() - 1 == B.dim();
+    const bool vector_case = B.dim() == 1 || (A.dim() - 1 == B.dim() &&
+                                              B.sizes().equals(A.sizes().slice(0, static_cast<size_t>(A.dim() - 1))));
     return vjp_of(
         [vector_case](const std::vector<Tensor>& x) {
           Tensor P = linalg::pinv(x[0], std::optional<double>(), std::optional<double>(), false);

@@ -561,7 +561,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_k(const Tensor& self, const Ten
               " and other's dtype ", torch_type_name(b.dtype()));
   check_float_input(f, self);
   check_kernel_dtype("linalg_lstsq_cpu", self);
-  const bool vector_case = self.dim() - 1 == b.dim();
+  // b is a vector (or a batch of them) when it is 1-D or has exactly A's shape minus the last dim.
+  const bool vector_case = b.dim() == 1 || (self.dim() - 1 == b.dim() &&
+                                            b.sizes().equals(self.sizes().slice(0, static_cast<size_t>(self.dim() - 1))));
   Tensor B = vector_case ? b.unsqueeze(-1) : b;
   EMBER_CHECK(self.size(-2) == B.size(-2), RuntimeError, f,
               vector_case ? ": input.size(-2) should match other.size(-1)" : ": input.size(-2) should match other.size(-2)");

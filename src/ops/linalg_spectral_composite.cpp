@@ -202,6 +202,8 @@ Tensor matrix_norm_impl(const Tensor& A, double ord, std::string_view sord, IntA
   const double a = std::abs(ord);
   if (!sord.empty() || a == 2) {
     // nuclear and spectral norms from the singular values, with the two dims moved last
+    EMBER_CHECK(in.dtype() != kHalf && in.dtype() != kBFloat16, RuntimeError,
+                "linalg.matrix_norm: Low precision dtypes not supported. Got ", torch_type_name(in.dtype()));
     Tensor M = movedim(in, IntArrayRef{d0, d1}, IntArrayRef{-2, -1});
     Tensor S = svdvals_c(M, std::nullopt);
     Tensor r = sord == "nuc" ? S.sum({-1}) : (ord > 0 ? amax(S, {-1}) : amin(S, {-1}));
@@ -246,7 +248,8 @@ Tensor norm_num(const Tensor& A, const std::optional<Scalar>& ord, OptDims dim, 
   }
   const bool matrix = dim ? dim->size() == 2 : (ord && A.dim() == 2);
   if (matrix) {
-    const IntArrayRef d = dim ? *dim : IntArrayRef{-2, -1};
+    static const int64_t last_two[2] = {-2, -1};
+    const IntArrayRef d = dim ? *dim : IntArrayRef(last_two, 2);
     if (!ord) return matrix_norm_str(A, "fro", d, keepdim, dtype);
     return matrix_norm_num(A, *ord, d, keepdim, dtype);
   }
@@ -325,7 +328,8 @@ Tensor matrix_exp_c(const Tensor& A) {
   check_matrix("linalg.matrix_exp", A, true, "A");
   EMBER_CHECK(is_floating_point(A.dtype()) || is_complex(A.dtype()), RuntimeError,
               "matrix_exp: Expected a floating point or complex tensor as input. Got ", torch_type_name(A.dtype()));
-  check_kernel_dtype("log2_vml_cpu", A);
+  EMBER_CHECK(A.dtype() != kHalf, RuntimeError, "\"log2_vml_cpu\" not implemented for 'Half'");
+  if (A.dtype() == kBFloat16) return matrix_exp_c(A.to(kFloat)).to(kBFloat16);  // computed in float32
   const int64_t n = A.size(-1);
   if (A.numel() == 0) return A.clone();
   if (n == 1) return A.exp();
@@ -357,6 +361,8 @@ Tensor matrix_exp_c(const Tensor& A) {
 Tensor cross_c(const Tensor& a, const Tensor& b, int64_t dim) {
   EMBER_CHECK(a.dim() == b.dim(), RuntimeError, "linalg.cross: inputs must have the same number of dimensions.");
   const int64_t d = wrap_dim(dim, a.dim());
+  const ScalarType t = promote_types(a.dtype(), b.dtype());
+  EMBER_CHECK(t != kHalf && t != kBool, RuntimeError, "\"cross\" not implemented for '", torch_type_name(t), "'");
   EMBER_CHECK(a.size(d) == 3 && b.size(d) == 3, RuntimeError, "linalg.cross: inputs dimension ", dim,
               " must have length 3. Got ", a.size(d), " and ", b.size(d));
   // (a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1} (indices mod 3)
@@ -364,6 +370,7 @@ Tensor cross_c(const Tensor& a, const Tensor& b, int64_t dim) {
 }
 
 Tensor vecdot_c(const Tensor& x, const Tensor& y, int64_t dim) {
+  check_float_input("linalg.vecdot", x);
   EMBER_CHECK(x.dtype() == y.dtype(), RuntimeError, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type ",
               torch_type_name(x.dtype()), " and y of type ", torch_type_name(y.dtype()), " instead");
   return sum(mul(x.is_complex() ? conj(x) : x, y), {dim});
@@ -371,6 +378,9 @@ Tensor vecdot_c(const Tensor& x, const Tensor& y, int64_t dim) {
 
 Tensor vander_c(const Tensor& x, std::optional<int64_t> N) {
   EMBER_CHECK(x.dim() >= 1, RuntimeError, "N must be greater than 1.");
+  const ScalarType t = x.dtype();
+  EMBER_CHECK(t != kBool && t != kHalf && t != kBFloat16, RuntimeError,
+              "linalg.vander supports floating point, complex, and integer tensors, but got ", torch_type_name(t));
   const int64_t n = N.value_or(x.size(-1));
   EMBER_CHECK(n > 1, RuntimeError, "N must be greater than 1.");
   DimVector shape(x.sizes());
