@@ -208,16 +208,30 @@ EMBER_REGISTER(autograd_formulas_linalg_spectral) {
     return r;
   });
 
+  // PyTorch's pinv_backward: the derivative of P = A^+ at constant rank,
+  //   gA = -P^H G P^H + (I - A P) G^H P P^H + P^H P G^H (I - P A).
+  define("linalg_pinv.atol_rtol_tensor", {0}, true, [](const BackwardContext& c, const Grads& g) {
+    const Tensor& A = c.tensor(0);
+    const Tensor& P = c.result(0);
+    Grads r(c.num_slots());
+    const Tensor Ph = mH(P), Gh = mH(g[0]);
+    Tensor t1 = matmul(matmul(Ph, g[0]), Ph).neg();
+    Tensor GhPPh = matmul(matmul(Gh, P), Ph);
+    Tensor t2 = sub(GhPPh, matmul(matmul(A, P), GhPPh));
+    Tensor t3 = matmul(matmul(Ph, P), sub(Gh, matmul(matmul(Gh, P), A)));
+    r[0] = add(add(t1, t2), t3);
+    return r;
+  });
+
   define("linalg_householder_product", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
     return vjp_of([](const std::vector<Tensor>& x) { return householder_composite(x[0], x[1]); },
                   {c.tensor(0), c.tensor(1)}, g[0]);
   });
 
-  define("linalg_lstsq", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
+  define("_linalg_lstsq", {0, 1}, false, [](const BackwardContext& c, const Grads& g) {
     const Tensor& A = c.tensor(0);
     const Tensor& B = c.tensor(1);
-    const bool vector_case = B.dim() == 1 || (A.dim() - 1 == B.dim() &&
-                                              B.sizes().equals(A.sizes().slice(0, static_cast<size_t>(A.dim() - 1))));
+    const bool vector_case = A.dim() - 1 == B.dim();
     return vjp_of(
         [vector_case](const std::vector<Tensor>& x) {
           Tensor P = linalg::pinv(x[0], std::optional<double>(), std::optional<double>(), false);

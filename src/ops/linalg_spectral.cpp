@@ -552,7 +552,7 @@ Tensor householder_k(const Tensor& input, const Tensor& tau) {
 // ---------------------------------------------------------------- lstsq
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_k(const Tensor& self, const Tensor& b, std::optional<double> rcond,
                                                    std::optional<std::string_view> driver_name) {
-  check_cpu("linalg_lstsq", self);
+  check_cpu("_linalg_lstsq", self);
   const char* f = "torch.linalg.lstsq";
   EMBER_CHECK(self.dim() >= 2, RuntimeError, f, ": input must have at least 2 dimensions.");
   EMBER_CHECK(b.dim() >= 1, RuntimeError, f, ": other must have at least 1 dimension.");
@@ -561,9 +561,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_k(const Tensor& self, const Ten
               " and other's dtype ", torch_type_name(b.dtype()));
   check_float_input(f, self);
   check_kernel_dtype("linalg_lstsq_cpu", self);
-  // b is a vector (or a batch of them) when it is 1-D or has exactly A's shape minus the last dim.
-  const bool vector_case = b.dim() == 1 || (self.dim() - 1 == b.dim() &&
-                                            b.sizes().equals(self.sizes().slice(0, static_cast<size_t>(self.dim() - 1))));
+  const bool vector_case = self.dim() - 1 == b.dim();  // PyTorch's rule for lstsq (not solve's)
   Tensor B = vector_case ? b.unsqueeze(-1) : b;
   EMBER_CHECK(self.size(-2) == B.size(-2), RuntimeError, f,
               vector_case ? ": input.size(-2) should match other.size(-1)" : ": input.size(-2) should match other.size(-2)");
@@ -715,9 +713,9 @@ EMBER_REGISTER(linalg_spectral_ops) {
   register_cpu_meta<UnarySig, &eigvals_k>("_linalg_eigvals");
   define_op<BinarySig>("linalg_householder_product(Tensor input, Tensor tau) -> Tensor", Tag::FunctionOnly);
   register_cpu_meta<BinarySig, &householder_k>("linalg_householder_product");
-  define_op<LstsqSig>("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
-                      "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)", Tag::FunctionOnly);
-  register_cpu_meta<LstsqSig, &lstsq_k>("linalg_lstsq");
+  define_op<LstsqSig>("_linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
+                      "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)");
+  register_cpu_meta<LstsqSig, &lstsq_k>("_linalg_lstsq");
   define_op<BinarySig>("_linalg_spectral_solve(Tensor A, Tensor B) -> Tensor");
   register_cpu_meta<BinarySig, &solve_k>("_linalg_spectral_solve");
 }
@@ -736,6 +734,10 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
                                                std::optional<std::string_view> driver) {
   EMBER_CALL(SvdSig, "_linalg_svd", A, full_matrices, compute_uv, driver);
 }
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond,
+                                                  std::optional<std::string_view> driver) {
+  EMBER_CALL(LstsqSig, "_linalg_lstsq", self, b, rcond, driver);
+}
 Tensor _linalg_eigvals(const Tensor& A) { EMBER_CALL(UnarySig, "_linalg_eigvals", A); }
 Tensor _linalg_spectral_solve(const Tensor& A, const Tensor& B) { EMBER_CALL(BinarySig, "_linalg_spectral_solve", A, B); }
 
@@ -744,10 +746,6 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) { EMBER_CA
 std::tuple<Tensor, Tensor> eig(const Tensor& A) { EMBER_CALL(EigSig, "linalg_eig", A); }
 Tensor householder_product(const Tensor& input, const Tensor& tau) {
   EMBER_CALL(BinarySig, "linalg_householder_product", input, tau);
-}
-std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond,
-                                                 std::optional<std::string_view> driver) {
-  EMBER_CALL(LstsqSig, "linalg_lstsq", self, b, rcond, driver);
 }
 }  // namespace linalg
 #undef EMBER_CALL

@@ -59,8 +59,12 @@ Tensor svdvals_c(const Tensor& A, std::optional<std::string_view> driver) {
 
 std::tuple<Tensor, Tensor, Tensor> svd_old_c(const Tensor& A, bool some, bool compute_uv) {
   check_matrix("linalg.svd", A, false, "A");
-  auto [U, S, Vh] = _linalg_svd(A, !some, compute_uv, std::nullopt);
-  if (compute_uv) return {U, S, mH(Vh)};
+  if (compute_uv) {
+    auto [U, S, Vh] = _linalg_svd(A, !some, true, std::nullopt);
+    return {U, S, mH(Vh)};
+  }
+  // The vectors are still computed when a gradient will be asked for (svdvals' rule).
+  Tensor S = std::get<1>(_linalg_svd(A, false, wants_grad(A), std::nullopt));
   // Zero-filled square factors (m x m and n x n, whatever `some` says), as PyTorch's.
   const int64_t m = A.size(-2), n = A.size(-1);
   DimVector us(A.sizes()), vs(A.sizes());
@@ -97,11 +101,7 @@ std::pair<Tensor, Tensor> tolerances(const Tensor& A, const OptTensor& atol, con
 
 Tensor pinv_t(const Tensor& A, const OptTensor& atol, const OptTensor& rtol, bool hermitian) {
   check_pinv_input(A);
-  if (A.numel() == 0) {
-    DimVector s(A.sizes());
-    std::swap(s[s.size() - 1], s[s.size() - 2]);
-    return zeros(s, TensorOptions(A.dtype()).device(A.device()));
-  }
+  if (A.numel() == 0) return mul(mH(A), Scalar(0));  // empty, shaped (..., n, m)
   auto [at, rt] = tolerances(A, atol, rtol);
   if (!hermitian) {
     auto [U, S, Vh] = _linalg_svd(A, false, true, std::nullopt);
@@ -123,15 +123,15 @@ OptTensor as_tensor(const Tensor& A, std::optional<double> v) {
 
 Tensor pinv_f(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
   check_pinv_input(A);
-  return pinv_t(A, as_tensor(A, atol), as_tensor(A, rtol), hermitian);
+  return linalg::pinv(A, as_tensor(A, atol), as_tensor(A, rtol), hermitian);
 }
 Tensor pinv_rcond(const Tensor& A, double rcond, bool hermitian) {
   check_pinv_input(A);
-  return pinv_t(A, full({}, 0.0, TensorOptions(to_real_type(A.dtype()))), as_tensor(A, rcond), hermitian);
+  return linalg::pinv(A, full({}, 0.0, TensorOptions(to_real_type(A.dtype()))), as_tensor(A, rcond), hermitian);
 }
 Tensor pinv_rcond_t(const Tensor& A, const Tensor& rcond, bool hermitian) {
   check_pinv_input(A);
-  return pinv_t(A, full({}, 0.0, TensorOptions(to_real_type(A.dtype()))), rcond, hermitian);
+  return linalg::pinv(A, full({}, 0.0, TensorOptions(to_real_type(A.dtype()))), rcond, hermitian);
 }
 Tensor pinverse_c(const Tensor& A, double rcond) { return pinv_rcond(A, rcond, false); }
 
@@ -390,6 +390,12 @@ Tensor vander_c(const Tensor& x, std::optional<int64_t> N) {
   return cat({ones(shape, TensorOptions(powers.dtype()).device(x.device())), powers}, -1);
 }
 
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_c(const Tensor& A, const Tensor& B, std::optional<double> rcond,
+                                                   std::optional<std::string_view> driver) {
+  auto [sol, res, rank, sv] = _linalg_lstsq(A, B, rcond, driver);
+  return {sol, res.detach(), rank, sv.detach()};  // only the solution is differentiable, as in PyTorch
+}
+
 Tensor diagonal_c(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) { return A.diagonal(offset, dim1, dim2); }
 
 using EighSig = std::tuple<Tensor, Tensor>(const Tensor&, std::string_view);
@@ -413,6 +419,8 @@ using ListSig = Tensor(TensorList);
 using CrossSig = Tensor(const Tensor&, const Tensor&, int64_t);
 using VanderSig = Tensor(const Tensor&, std::optional<int64_t>);
 using DiagSig = Tensor(const Tensor&, int64_t, int64_t, int64_t);
+using LstsqSig = std::tuple<Tensor, Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, std::optional<double>,
+                                                            std::optional<std::string_view>);
 
 EMBER_REGISTER(linalg_composite_ops) {
   const uint32_t fo = static_cast<uint32_t>(Tag::FunctionOnly);
@@ -433,7 +441,10 @@ EMBER_REGISTER(linalg_composite_ops) {
 
   define_op<TolTSig>("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, "
                      "bool hermitian=False) -> Tensor", fo);
-  register_composite<TolTSig, &pinv_t>("linalg_pinv.atol_rtol_tensor");
+  // A kernel (the ops it calls are not recorded) with PyTorch's derivative of the
+  // pseudo-inverse (autograd/formulas_linalg_spectral.cpp), which assumes the rank does not
+  // change; the other overloads are composites over it.
+  register_cpu_meta<TolTSig, &pinv_t>("linalg_pinv.atol_rtol_tensor");
   define_op<TolFSig>("linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
                      "bool hermitian=False) -> Tensor", fo);
   register_composite<TolFSig, &pinv_f>("linalg_pinv.atol_rtol_float");
@@ -471,6 +482,9 @@ EMBER_REGISTER(linalg_composite_ops) {
                         "ScalarType? dtype=None) -> Tensor", fo);
   register_composite<NormStrSig, &norm_str>("linalg_norm.ord_str");
 
+  define_op<LstsqSig>("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
+                      "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)", fo);
+  register_composite<LstsqSig, &lstsq_c>("linalg_lstsq");
   define_op<ListSig>("linalg_multi_dot(Tensor[] tensors) -> Tensor", fo);
   register_composite<ListSig, &multi_dot_c>("linalg_multi_dot");
   define_op<UnarySig>("linalg_matrix_exp(Tensor self) -> Tensor", fo);
@@ -542,6 +556,13 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) { EMBER_CALL(CrossS
 Tensor vander(const Tensor& x, std::optional<int64_t> N) { EMBER_CALL(VanderSig, "linalg_vander", x, N); }
 Tensor diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
   EMBER_CALL(DiagSig, "linalg_diagonal", A, offset, dim1, dim2);
+}
+}  // namespace linalg
+
+namespace linalg {
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond,
+                                                 std::optional<std::string_view> driver) {
+  EMBER_CALL(LstsqSig, "linalg_lstsq", self, b, rcond, driver);
 }
 }  // namespace linalg
 

@@ -224,15 +224,17 @@ ROWS = [
                                 "input.shape\\[-2\\] must be greater than or equal to input.shape\\[-1\\]")],
            tol=TOL),
     OpInfo("linalg_pinv", _fn("pinv"), LA,
-           lambda d: _rect(d) + [Sample([T((4, 3), **R)], {"rtol": 0.3}, name="rtol"),
-                                 Sample([T((4, 3), **R)], {"atol": 1.0}, name="atol"),
-                                 Sample([T((3, 4), **R)], {"atol": 0.5, "rtol": 0.1}, name="atol-rtol")],
+           # tolerances below the smallest singular value: the pseudo-inverse is smooth there
+           # (its gradient, PyTorch's formula, assumes the rank does not change)
+           lambda d: _rect(d) + [Sample([T((4, 3), **R)], {"rtol": 0.01}, name="rtol"),
+                                 Sample([T((4, 3), **R)], {"atol": 0.05}, name="atol"),
+                                 Sample([T((3, 4), **R)], {"atol": 0.05, "rtol": 0.01}, name="atol-rtol")],
            lambda: [ErrorSample([T((3,))], {}, RuntimeError, "expected a tensor with 2 or more dimensions"),
                     ErrorSample([T((3, 3), dtype="int64")], {}, RuntimeError, "float, double, cfloat or cdouble")],
            tol=TOL),
     OpInfo("linalg_pinv_hermitian", _pinv_herm, LA, lambda d: [Sample([T((4, 4), **R)]), Sample([T((2, 3, 3), **R)])],
            tol=TOL),
-    OpInfo("pinverse", _top("pinverse"), LA, lambda d: [Sample([T((4, 3), **R)]), Sample([T((3, 5), **R)], {"rcond": 0.2})],
+    OpInfo("pinverse", _top("pinverse"), LA, lambda d: [Sample([T((4, 3), **R)]), Sample([T((3, 5), **R)], {"rcond": 0.01})],
            tol=TOL),
     OpInfo("linalg_matrix_rank", _fn("matrix_rank"), LA,
            lambda d: _rect(d) + [Sample([T((4, 3), **R)], {"atol": 1.0}, name="atol"),
@@ -253,7 +255,7 @@ ROWS = [
            tol=TOL),
     *[OpInfo(f"linalg_lstsq_{drv}", _lstsq(drv), LA,
              lambda d: [Sample([T((5, 3), **R), T((5, 2), seed=1, **R)]),
-                        Sample([T((2, 4, 3), **R), T((4, 2), seed=1, **R)], name="broadcast")],
+                        Sample([T((2, 4, 3), **R), T((1, 4, 2), seed=1, **R)], name="broadcast")],
              tol=TOL)
       for drv in ("gelsy", "gelsd", "gelss", "gels")],
     OpInfo("linalg_vector_norm", _fn("vector_norm"), NORM,
@@ -351,5 +353,5 @@ ROWS = [
 ]
 
 # The internal solve is checked through the gradients of eig (and test_linalg_spectral.py);
-# _linalg_eigvals through linalg_eigvals; _linalg_eigh and _linalg_svd through eigh, svd.
-COVERED_ELSEWHERE = {"_linalg_spectral_solve", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd"}
+# _linalg_eigvals through linalg_eigvals; _linalg_eigh, _linalg_svd, _linalg_lstsq through eigh, svd, lstsq.
+COVERED_ELSEWHERE = {"_linalg_spectral_solve", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "_linalg_lstsq"}

@@ -79,6 +79,10 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO =
 std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices = false, bool compute_uv = true,
                                                std::optional<std::string_view> driver = std::nullopt);
 Tensor _linalg_eigvals(const Tensor& A);
+// linalg.lstsq's kernel: every result differentiable (linalg::lstsq detaches all but the solution).
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const Tensor& B,
+                                                         std::optional<double> rcond = std::nullopt,
+                                                         std::optional<std::string_view> driver = std::nullopt);
 // X = A^{-1} B (LU with partial pivoting); the derivative formulas solve with it.
 Tensor _linalg_spectral_solve(const Tensor& A, const Tensor& B);
 }  // namespace ember
