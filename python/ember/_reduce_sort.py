@@ -26,7 +26,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
         if p == "nuc":
             if dtype is not None:
                 raise ValueError("dtype argument is not supported in nuclear norm")
-            raise NotImplementedError("norm(p='nuc') needs singular values, and Ember has no linalg.svd yet")
+            if dim is None and ndim != 2:
+                raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a {ndim} dimensions tensor instead.")
+            r = _C.linalg_matrix_norm(input, "nuc", [-2, -1] if dim is None else list(dim), keepdim)
+            if out is None:
+                return r
+            out.resize_(r.shape)
+            return out.copy_(r)
         raise RuntimeError(f"only valid string values are 'fro' and 'nuc', found {p}")
     dims = list(range(ndim)) if dim is None else list(dim)
     kwargs = {"dim": dims, "keepdim": keepdim}
