@@ -7,6 +7,8 @@
 #include <algorithm>
 
 #include "ember/ops.h"
+#include "ember/ops/loss.h"
+#include "ember/ops/nn.h"
 #include "ember/ops/nn_conv.h"
 #include "ember/ops/products.h"
 #include "functional/batched.h"
@@ -105,9 +107,13 @@ bool writes_args(const OpEntry& op) {
 bool dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   Tensor self = first_tensor(stack);
   if (!batched_at(self, level) || any_batched(stack, level, true)) return false;
+  check_written_batched(op, stack, level);
   const bool writes = writes_args(op);
-  Stack orig = writes ? stack : Stack();
-  if (!shift_dims(op, stack, self.dim())) return false;
+  Stack orig = stack;  // shift_dims may fail halfway: the loop fallback then gets the original
+  if (!shift_dims(op, stack, self.dim())) {
+    stack = std::move(orig);
+    return false;
+  }
   each_tensor(stack, [&](Tensor& t) {
     if (batched_at(t, level)) t = physical_of(t);
   });
@@ -123,9 +129,9 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
   Tensor self = first_tensor(stack);
   if (!self.defined()) return false;
   const bool writes = writes_args(op);
-  Stack orig = writes ? stack : Stack();
+  Stack orig = stack;
   if (!shift_dims(op, stack, self.dim())) {
-    if (writes) stack = std::move(orig);
+    stack = std::move(orig);
     return false;
   }
   each_tensor(stack, [&](Tensor& t) {
@@ -266,6 +272,67 @@ bool convolution_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B)
   return true;
 }
 
+// clone and contiguous: a row-major physical copy, so that the samples are row-major too
+// (reshape's copy path relies on it; cloning a permuted physical tensor would keep its order).
+bool copy_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
+  if (stack.size() != 1 || !batched_at(stack[0].tensor(), level)) return false;
+  Tensor p = physical_of(stack[0].tensor());
+  Tensor r = ember::clone(p);
+  if (!r.is_contiguous()) r = ember::contiguous(r);
+  stack[0] = IValue(make_batched(r, level));
+  return true;
+}
+
+// nll_loss with class-index targets: one unreduced call over every sample's rows, then each
+// sample's reduction (a mean divides by that sample's total target weight, as nll_loss does).
+bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor(), target = stack[1].tensor();
+  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
+  if ((weight && batched_at(*weight, level)) || self.dim() < 1 || self.dim() > 2 || target.dim() != self.dim() - 1)
+    return false;
+  const int64_t reduction = stack[3].get<int64_t>(), ignore = stack[4].get<int64_t>();
+  auto physical = [&](const Tensor& t) {
+    if (batched_at(t, level)) return Tensor(physical_of(t));
+    DimVector sz{B};
+    for (int64_t s : t.sizes()) sz.push_back(s);
+    return t.unsqueeze(0).expand(sz);
+  };
+  const Tensor p = physical(self), t = physical(target);
+  const int64_t n = self.dim() == 2 ? self.size(0) : 1, c = self.size(-1);
+  Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight, Reduction::None, ignore);
+  loss = loss.view({B, n});
+  Tensor r;
+  if (reduction == Reduction::None) {
+    r = self.dim() == 2 ? loss : loss.view({B});
+  } else if (reduction == Reduction::Sum) {
+    r = ember::sum(loss, {1});
+  } else {
+    const Tensor tf = t.reshape({B, n});
+    const Tensor kept = ember::ne(tf, Scalar(ignore));
+    Tensor w = kept.to(loss.dtype());
+    if (weight) w = ember::mul(w, ember::index_select(*weight, 0, ember::where(kept, tf, ember::zeros_like(tf)).flatten()).view({B, n}));
+    r = ember::div(ember::sum(loss, {1}), ember::sum(w, {1}));
+  }
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
+// cross_entropy with class-index targets and no label smoothing: log_softmax, then nll_loss,
+// each through its own rule.
+bool cross_entropy_rule(const OpEntry&, Stack& stack, int64_t, int64_t) {
+  const Tensor self = stack[0].tensor(), target = stack[1].tensor();
+  if (self.sizes().equals(target.sizes()) || stack[5].get<double>() > 0.0 || self.dim() < 1 || self.dim() > 2 ||
+      !is_floating_point(self.dtype()))
+    return false;
+  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
+  Tensor r = ember::nll_loss(ember::log_softmax(self, self.dim() == 1 ? 0 : 1), target, weight,
+                             stack[3].get<int64_t>(), stack[4].get<int64_t>());
+  stack.clear();
+  stack.emplace_back(r);
+  return true;
+}
+
 void set_rule(const char* name, BatchRule rule) {
   if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
@@ -309,8 +376,12 @@ void register_batch_rules() {
   set_rule("bmm", &product_rule<3, 3>);
   set_rule("index.Tensor", &index_rule);
   set_rule("convolution", &convolution_rule);
+  set_rule("nll_loss", &nll_loss_rule);
+  set_rule("cross_entropy_loss", &cross_entropy_rule);
   // Ops that treat leading dims as batch dims (the batch dim is one more of them).
-  for (const char* n : {"clone", "contiguous", "tril", "triu", "native_layer_norm", "to_dtype", "_to_copy"})
+  set_rule("clone", &copy_rule);
+  set_rule("contiguous", &copy_rule);
+  for (const char* n : {"tril", "triu", "native_layer_norm", "to.dtype", "to.device"})
     set_rule(n, &passthrough_rule);
 }
 

@@ -42,7 +42,10 @@ void redispatch(const OpEntry& op, Stack& stack);
 // returns false to leave the call to the loop fallback (stack untouched).
 using BatchRule = bool (*)(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
 void register_batch_rules();  // fills the rule table (batch_rules.cpp)
+// Sets op's rule and serves op at the Vmap key (so that the rule wins over a composite).
 void set_batch_rule(const OpEntry& op, BatchRule rule);
+// The Vmap key's kernel (rules, pointwise, loop fallback).
+void vmap_layer_kernel(const OpEntry& op, DispatchKeySet ks, Stack& stack);
 // The generic rules, for use by specific ones.
 bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
 bool passthrough_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);

@@ -128,7 +128,9 @@ Prepared prepare(const std::vector<Tensor>& args, const std::vector<int64_t>& ar
     if (autograd::requires_grad(plain)) {
       leaf = plain.alias();
     } else {
-      leaf = autograd::detach(plain);
+      // An input expanded over a level must own its memory: views of an overlapping leaf send
+      // their gradients through shared storage, which would merge the samples' gradients.
+      leaf = autograd::detach(plain).contiguous();
       autograd::set_requires_grad(leaf, true);
     }
     p.leaves.push_back(leaf);

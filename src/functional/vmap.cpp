@@ -203,8 +203,10 @@ void random_call(const OpEntry& op, Stack& stack) {
   }
 }
 
+}  // namespace
+
 // The Vmap key's kernel for every op: peel the innermost level off with a batch rule, else loop.
-void vmap_kernel(const OpEntry& op, DispatchKeySet, Stack& stack) {
+void vmap_layer_kernel(const OpEntry& op, DispatchKeySet, Stack& stack) {
   if (op.has_tag(Tag::Random)) {
     random_call(op, stack);
     return;
@@ -221,11 +223,14 @@ void vmap_kernel(const OpEntry& op, DispatchKeySet, Stack& stack) {
   loop_fallback(op, stack, level, B);
 }
 
-EMBER_REGISTER(vmap_layer) { Dispatcher::get().set_fallback(DispatchKey::Vmap, &vmap_kernel); }
-
+namespace {
+EMBER_REGISTER(vmap_layer) { Dispatcher::get().set_fallback(DispatchKey::Vmap, &vmap_layer_kernel); }
 }  // namespace
 
-void set_batch_rule(const OpEntry& op, BatchRule rule) { rule_table()[&op] = rule; }
+void set_batch_rule(const OpEntry& op, BatchRule rule) {
+  rule_table()[&op] = rule;
+  register_boxed_kernel(op.name(), DispatchKey::Vmap, &vmap_layer_kernel);
+}
 
 Tensor make_batched(const Tensor& physical, int64_t level) {
   EMBER_INTERNAL_ASSERT(physical.dim() >= 1, "a batched tensor needs a batch dim");
@@ -307,11 +312,23 @@ bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   });
   const bool writes = has_written_args(op);
   Stack orig = writes ? stack : Stack();
+  // A batched 0-dim operand promotes as a 0-dim tensor per sample, but its physical tensor has
+  // a dim: where that changes the result type, it enters the op in the per-sample result type.
+  std::vector<Tensor> logical;
+  bool scalar_batched = false;
+  for_each_tensor(stack, [&](Tensor& t) {
+    if (!t.defined()) return;
+    logical.push_back(t);
+    scalar_batched = scalar_batched || (batched_at(t, level) && t.dim() == 0);
+  });
+  std::optional<ScalarType> cast_to;
+  if (scalar_batched && !writes && logical.size() >= 2) cast_to = result_type(logical);
   // Broadcasting aligns trailing dims: pad batched operands to the common rank behind the batch dim.
   for_each_tensor(stack, [&](Tensor& t) {
     if (!batched_at(t, level)) return;
     const int64_t r = t.dim();
     Tensor p = physical_of(t);
+    if (r == 0 && cast_to && p.dtype() != *cast_to) p = p.to(*cast_to);
     for (int64_t k = r; k < rank; ++k) p = p.unsqueeze(1);
     t = p;
   });

@@ -258,7 +258,9 @@ class _Diff:
         self.leaves, self.inputs = [], []
         for t in tensors:
             plain = _C._lift_levels(t, self.levels)
-            leaf = plain.view(plain.shape) if plain.requires_grad else plain.detach().requires_grad_()
+            # An input expanded over a level must own its memory: views of an overlapping leaf
+            # send their gradients through shared storage, which would merge the samples' gradients.
+            leaf = plain.view(plain.shape) if plain.requires_grad else plain.detach().contiguous().requires_grad_()
             self.leaves.append(leaf)
             self.inputs.append(_C._lower_levels(leaf, self.levels))
 
