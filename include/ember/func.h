@@ -39,6 +39,9 @@ Tensor add_batch_dim(const Tensor& t, int64_t in_dim, int64_t level);
 Tensor remove_batch_dim(const Tensor& t, int64_t level, int64_t batch_size, int64_t out_dim);
 bool is_batched(const Tensor& t);
 int64_t batch_level(const Tensor& t);  // 0 when not batched
+// make(physical) batched like t (the *_like factories: inside vmap, the new tensor is batched
+// like the one it is made like, so that random fills and in-place writes stay per sample).
+Tensor like_batched(const Tensor& t, const std::function<Tensor(const Tensor&)>& make);
 // Raises functorch's error for reading a batched tensor's values (item, bool, tolist).
 void check_not_batched(const Tensor& t, std::string_view what);
 // Where the fallback's one-time "no batching rule" performance warning goes (stderr by default).

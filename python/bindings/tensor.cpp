@@ -8,6 +8,7 @@
 
 #include <structmember.h>
 #include "core/dtype_dispatch.h"
+#include "ember/func.h"
 #include "ember/tensor_data.h"
 
 namespace ember::py {

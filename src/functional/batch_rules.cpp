@@ -64,6 +64,7 @@ bool is_dim_arg(const Argument& a) {
 // expressed on the physical tensor.
 bool shift_dims(const OpEntry& op, Stack& stack, int64_t rank) {
   const auto& args = op.schema().arguments;
+  const int64_t dim_rank = op.schema().name == "stack" ? rank + 1 : rank;  // stack's dim indexes its result
   const bool reduction = op.has_tag(Tag::Reduction);
   for (size_t i = 0; i < args.size() && i < stack.size(); ++i) {
     if (!is_dim_arg(args[i])) continue;
@@ -77,10 +78,10 @@ bool shift_dims(const OpEntry& op, Stack& stack, int64_t rank) {
     }
     if (rank == 0) return false;  // dim 0/-1 of a 0-dim tensor has no physical counterpart
     if (v.holds<int64_t>()) {
-      v = IValue(wrap_dim(v.get<int64_t>(), rank, op.schema().name) + 1);
+      v = IValue(wrap_dim(v.get<int64_t>(), dim_rank, op.schema().name) + 1);
     } else if (v.holds<std::vector<int64_t>>()) {
       std::vector<int64_t> d = v.get<std::vector<int64_t>>();
-      for (int64_t& x : d) x = wrap_dim(x, rank, op.schema().name) + 1;
+      for (int64_t& x : d) x = wrap_dim(x, dim_rank, op.schema().name) + 1;
       v = IValue(std::move(d));
     } else {
       return false;
@@ -353,14 +354,14 @@ void register_batch_rules() {
                         "sort", "sort.stable", "topk", "kthvalue", "mode", "cummax", "cummin", "cumsum", "cumprod",
                         "logcumsumexp", "flip", "narrow_copy", "index_select", "chunk", "split.sizes",
                         "split_with_sizes", "split.Tensor", "unbind.int", "tensor_split.sections",
-                        "tensor_split.indices", "glu", "diff", "movedim.int", "movedim.intlist", "moveaxis.int",
-                        "moveaxis.intlist", "swapdims", "repeat_interleave.self_int", "cross", "logsumexp",
+                        "tensor_split.indices", "glu", "movedim.int", "movedim.intlist", "moveaxis.int",
+                        "moveaxis.intlist", "swapdims", "repeat_interleave.self_int", "logsumexp",
                         "norm.ScalarOpt_dim", "std.correction", "var.correction", "var_mean.correction",
                         "std_mean.correction"})
     set_rule(n, &dim_shift_rule);
   for (const char* n : {"cat", "stack", "gather", "scatter.src", "scatter.value", "scatter.reduce", "scatter_.src",
                         "scatter_.value", "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two",
-                        "take_along_dim", "_softmax_backward_data", "_log_softmax_backward_data"})
+                        "take_along_dim", "_softmax_backward_data", "_log_softmax_backward_data", "diff", "cross"})
     set_rule(n, &expand_dim_shift_rule);
   set_rule("sum", &full_reduce_rule<kSumDim, true>);
   set_rule("mean", &full_reduce_rule<kMeanDim, true>);

@@ -92,6 +92,13 @@ int64_t batch_size_at(Stack& stack, int64_t level) {
   return b;
 }
 
+// Both floating, both complex, or both integral (bool apart): within a category a wider 0-dim
+// operand does not promote a dimensioned one.
+bool same_category(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Bool || b == ScalarType::Bool) return false;
+  return is_complex(a) == is_complex(b) && is_floating_point(a) == is_floating_point(b);
+}
+
 bool has_written_args(const OpEntry& op) {
   for (const Argument& a : op.schema().arguments)
     if (a.is_write) return true;
@@ -328,7 +335,7 @@ bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
     if (!batched_at(t, level)) return;
     const int64_t r = t.dim();
     Tensor p = physical_of(t);
-    if (r == 0 && cast_to && p.dtype() != *cast_to) p = p.to(*cast_to);
+    if (r == 0 && cast_to && p.dtype() != *cast_to && same_category(p.dtype(), *cast_to)) p = p.to(*cast_to);
     for (int64_t k = r; k < rank; ++k) p = p.unsqueeze(1);
     t = p;
   });
@@ -419,6 +426,12 @@ Tensor remove_batch_dim(const Tensor& t, int64_t level, int64_t batch_size, int6
   DimVector sz(t.sizes());
   sz.insert(static_cast<size_t>(d), batch_size);
   return t.unsqueeze(d).expand(sz);
+}
+
+Tensor like_batched(const Tensor& t, const std::function<Tensor(const Tensor&)>& make) {
+  const BatchInfo& info = batch_info(t);
+  const int64_t level = info.level;
+  return make_batched(make(Tensor(info.physical)), level);
 }
 
 bool is_batched(const Tensor& t) { return has_batch(t); }

@@ -21,10 +21,16 @@ def _e(x):
     return ember.from_numpy(x.detach().numpy().copy())
 
 
+def _np(x):
+    if isinstance(x, ember.Tensor):
+        return x.numpy()
+    if isinstance(x, torch.Tensor):
+        return x.detach().numpy()
+    return np.asarray(x)
+
+
 def _close(a, b, rtol=1e-6, atol=1e-8):
-    a = a.numpy() if isinstance(a, ember.Tensor) else a.detach().numpy()
-    b = b.numpy() if isinstance(b, ember.Tensor) else b.detach().numpy()
-    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol)
 
 
 def f_sin(x, y):

@@ -58,9 +58,9 @@ def _in_dims(args, built, last):
         if not _is_t(a):
             dims.append(None)
         elif isinstance(b, list):
-            dims.append([x.dim() - 1 if last else 0 for x in b])
+            dims.append([x.dim() if last else 0 for x in b])
         else:
-            dims.append(b.dim() - 1 if last else 0)
+            dims.append(b.dim() if last else 0)
     return tuple(dims)
 
 
