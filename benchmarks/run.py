@@ -150,6 +150,8 @@ from workloads_train import WORKLOADS as _TRAIN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_TRAIN_WORKLOADS)
 from workloads_linalg_factor import WORKLOADS as _LINALG_FACTOR_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_LINALG_FACTOR_WORKLOADS)
+from workloads_vmap import WORKLOADS as _VMAP_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_VMAP_WORKLOADS)
 
 
 def copy_bandwidth():

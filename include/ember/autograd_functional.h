@@ -55,8 +55,8 @@ std::pair<TensorOrTuple, TensorOrTuple> vjp(const Function& func, const TensorOr
 std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOrTuple& inputs,
                                             const std::optional<TensorOrTuple>& v = std::nullopt,
                                             bool create_graph = false, bool strict = false);
-// One backward pass per output element. vectorize=true and strategy "forward-mode" raise
-// NotImplementedError until Ember has vmap and forward-mode AD.
+// One backward pass per output element, or with vectorize=true one pass vmapped over them.
+// strategy "forward-mode" raises NotImplementedError until Ember has forward-mode AD.
 Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create_graph = false,
                   bool strict = false, bool vectorize = false, const std::string& strategy = "reverse-mode");
 // func returns one single-element Tensor; the Jacobian of its gradient.

@@ -1,6 +1,7 @@
 // Zero-copy exchange with NumPy (from_numpy, Tensor.numpy, __array__) and DLPack v0.6
 // (from_dlpack, Tensor.__dlpack__, to_dlpack). This is the only file that uses NumPy's C API.
 #include "common.h"
+#include "ember/func.h"
 
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
@@ -392,6 +393,7 @@ Tensor tensor_from_numpy_copy(PyObject* obj) {
 
 PyObject* tensor_to_numpy(PyObject* self, bool force) {
   Tensor t = unwrap(self);
+  func::check_not_batched(t, "numpy");
   if (!t.is_cpu()) {
     EMBER_CHECK(force && !t.is_meta(), TypeError, "can't convert ", t.device().str(),
                 " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");

@@ -8,6 +8,7 @@
 
 #include <structmember.h>
 #include "core/dtype_dispatch.h"
+#include "ember/func.h"
 #include "ember/tensor_data.h"
 
 namespace ember::py {
@@ -227,6 +228,7 @@ void check_one_element(const Tensor& t) {
 int nb_bool(PyObject* self) {
   EMBER_PY_BEGIN
   const Tensor& t = unwrap(self);
+  func::check_not_batched(t, "bool");
   EMBER_CHECK(t.numel() != 0, RuntimeError, "Boolean value of Tensor with no values is ambiguous");
   EMBER_CHECK(t.numel() == 1, RuntimeError, "Boolean value of Tensor with more than one value is ambiguous");
   return t.item().to<bool>() ? 1 : 0;
@@ -289,6 +291,7 @@ PyObject* tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size
 PyObject* tensor_tolist(PyObject* self, PyObject*) {
   EMBER_PY_BEGIN
   Tensor t = unwrap(self);
+  func::check_not_batched(t, "tolist");
   EMBER_CHECK(!t.is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
   if (!t.is_cpu()) t = t.cpu();
   PyObject* r = EMBER_DISPATCH_ALL(t.dtype(), "tolist", [&]() -> PyObject* {

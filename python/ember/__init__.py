@@ -16,6 +16,7 @@ from . import special  # noqa: F401
 from . import fft  # noqa: F401
 from . import linalg  # noqa: F401
 from . import func  # noqa: F401
+from .func import vmap  # noqa: F401  (torch.vmap)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd import (inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
                        is_inference_mode_enabled)

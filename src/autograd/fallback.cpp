@@ -13,6 +13,7 @@
 #include "autograd/view.h"
 #include "ember/dispatch.h"
 #include "ember/error.h"
+#include "ember/func.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
@@ -479,7 +480,9 @@ class ViewBackward : public Node {
     }
     const auto [lo, hi] = geo_.span(vs);
     const bool base_overlaps = may_overlap(geo_.base_sizes, geo_.base_strides);
-    if (base_overlaps || may_overlap(vs, geo_.strides) || (GradMode::is_enabled() && requires_grad(g))) {
+    // A gradient batched by vmap cannot be copied into unbatched zeros: it takes the functional path.
+    if (base_overlaps || may_overlap(vs, geo_.strides) || (GradMode::is_enabled() && requires_grad(g)) ||
+        func::is_batched(g)) {
       const Tensor vpos = storage_positions(lo, hi, vs, geo_.strides, geo_.offset);
       const Tensor bpos = storage_positions(lo, hi, geo_.base_sizes, geo_.base_strides, geo_.base_offset);
       const Tensor at = index_select(index_add(zeros({hi - lo + 1}, geo_.dtype), 0, vpos, g.reshape({-1})), 0, bpos);

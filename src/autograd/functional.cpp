@@ -5,6 +5,7 @@
 
 #include "ember/autograd.h"
 #include "ember/error.h"
+#include "ember/func.h"
 #include "ember/ops.h"
 
 namespace ember::autograd::functional {
@@ -165,19 +166,16 @@ void check_strategy(const std::string& strategy, bool create_graph, bool strict,
   EMBER_CHECK(!strict, RuntimeError, "torch.autograd.functional.jacobian: `strict=True` and "
               "`strategy=\"forward-mode\"` are not supported together (yet). Please either set `strict=False` or "
               "`strategy=\"reverse-mode\"`.");
-  EMBER_CHECK(!vectorize, NotImplementedError,
-              "jacobian(vectorize=True) needs vmap, which Ember does not have yet");
   // PyTorch's message lacks the space after "is".
   EMBER_FAIL(NotImplementedError, "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
              "only implemented for `vectorize=True`.");
 }
 
-// After func ran (the point where PyTorch checks it): vectorize needs vmap.
+// After func ran (the point where PyTorch checks it).
 void check_vectorize(bool vectorize, bool strict) {
   if (!vectorize) return;
   EMBER_CHECK(!strict, RuntimeError, "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
               "not supported together. Please either set `strict=False` or `vectorize=False`.");
-  EMBER_FAIL(NotImplementedError, "jacobian(vectorize=True) needs vmap, which Ember does not have yet");
 }
 
 // d outputs[i] / d inputs[j], one backward pass per element of each output (reusing the
@@ -217,6 +215,51 @@ std::vector<Tensors> jacobian_blocks(const Tensors& outputs, const Tensors& inpu
       shape.insert(shape.end(), inputs[k].sizes().begin(), inputs[k].sizes().end());
       blocks[i].push_back(postprocess({stack(rows[k], 0).view(shape)}, create_graph)[0]);
     }
+  }
+  return blocks;
+}
+
+// vectorize=True: the same blocks from one backward pass, vmapped over the rows of the identity
+// of all outputs' elements (the cotangents), as PyTorch's _vmap over its vjp.
+std::vector<Tensors> jacobian_blocks_vectorized(const Tensors& outputs, const Tensors& inputs, bool create_graph) {
+  int64_t total = 0;
+  bool differentiable = false;
+  for (const Tensor& o : outputs) {
+    total += o.numel();
+    differentiable = differentiable || requires_grad(o);
+  }
+  Tensors rows(inputs.size());
+  if (total > 0 && differentiable) {
+    Tensor basis = eye(total, std::nullopt, TensorOptions(outputs[0].dtype()).device(outputs[0].device()));
+    func::Fn row = [&](const std::vector<Tensor>& e) {
+      Tensors roots, cts;
+      int64_t off = 0;
+      for (const Tensor& o : outputs) {
+        if (requires_grad(o)) {
+          roots.push_back(o);
+          cts.push_back(e[0].narrow(0, off, o.numel()).view(o.sizes()).to(o.dtype()));
+        }
+        off += o.numel();
+      }
+      Tensors g = grad(roots, inputs, cts, /*retain_graph=*/true, create_graph, /*allow_unused=*/true);
+      for (size_t k = 0; k < g.size(); ++k)
+        if (!g[k].defined()) g[k] = zeros_like(inputs[k]);
+      return g;
+    };
+    rows = func::vmap(row)({basis});
+  }
+  std::vector<Tensors> blocks(outputs.size());
+  int64_t off = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      std::vector<int64_t> shape(out.sizes().begin(), out.sizes().end());
+      shape.insert(shape.end(), inputs[k].sizes().begin(), inputs[k].sizes().end());
+      Tensor b = rows[k].defined() ? rows[k].narrow(0, off, out.numel()).reshape(shape)
+                                   : zeros(shape, TensorOptions(inputs[k].dtype()).device(inputs[k].device()));
+      blocks[i].push_back(postprocess({b}, create_graph)[0]);
+    }
+    off += out.numel();
   }
   return blocks;
 }
@@ -298,6 +341,7 @@ Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create
   TensorOrTuple outs = func(ins);
   check_requires_grad(outs.tensors, Kind::kOutputs, strict);
   check_vectorize(vectorize, strict);
+  if (vectorize) return {jacobian_blocks_vectorized(outs.tensors, ins, create_graph), outs.is_tuple, inputs.is_tuple};
   return {jacobian_blocks(outs.tensors, ins, create_graph, strict), outs.is_tuple, inputs.is_tuple};
 }
 
@@ -318,6 +362,7 @@ Jacobian hessian(const Function& func, const TensorOrTuple& inputs, bool create_
     if (!jac[k].defined()) jac[k] = zeros_like(inner[k]);
   check_requires_grad(jac, Kind::kJacobian, strict);
   check_vectorize(vectorize, strict);
+  if (vectorize) return {jacobian_blocks_vectorized(jac, ins, create_graph), inputs.is_tuple, inputs.is_tuple};
   return {jacobian_blocks(jac, ins, create_graph, strict), inputs.is_tuple, inputs.is_tuple};
 }
 

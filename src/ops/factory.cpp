@@ -7,6 +7,7 @@
 #include "core/convert.h"
 #include "core/dtype_dispatch.h"
 #include "ember/backend.h"
+#include "ember/func.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -79,10 +80,21 @@ Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions opts) {
 static TensorOptions like_options(const Tensor& t, TensorOptions opts) {
   return TensorOptions(opts.dtype_ ? *opts.dtype_ : t.dtype()).device(opts.device_ ? *opts.device_ : t.device());
 }
-Tensor empty_like(const Tensor& t, TensorOptions opts) { return empty(t.sizes(), like_options(t, opts)); }
-Tensor zeros_like(const Tensor& t, TensorOptions opts) { return zeros(t.sizes(), like_options(t, opts)); }
-Tensor ones_like(const Tensor& t, TensorOptions opts) { return ones(t.sizes(), like_options(t, opts)); }
+// Inside vmap a *_like tensor is batched like t (func::like_batched).
+Tensor empty_like(const Tensor& t, TensorOptions opts) {
+  if (func::is_batched(t)) return func::like_batched(t, [&](const Tensor& p) { return empty_like(p, opts); });
+  return empty(t.sizes(), like_options(t, opts));
+}
+Tensor zeros_like(const Tensor& t, TensorOptions opts) {
+  if (func::is_batched(t)) return func::like_batched(t, [&](const Tensor& p) { return zeros_like(p, opts); });
+  return zeros(t.sizes(), like_options(t, opts));
+}
+Tensor ones_like(const Tensor& t, TensorOptions opts) {
+  if (func::is_batched(t)) return func::like_batched(t, [&](const Tensor& p) { return ones_like(p, opts); });
+  return ones(t.sizes(), like_options(t, opts));
+}
 Tensor full_like(const Tensor& t, const Scalar& value, TensorOptions opts) {
+  if (func::is_batched(t)) return func::like_batched(t, [&](const Tensor& p) { return full_like(p, value, opts); });
   return full(t.sizes(), value, like_options(t, opts));
 }
 

@@ -1,10 +1,12 @@
 // Tensor methods and operators that forward to the functions in ops.h.
 #include "core/dtype_dispatch.h"
+#include "ember/func.h"
 #include "ember/ops.h"
 
 namespace ember {
 
 Scalar Tensor::item() const {
+  func::check_not_batched(*this, "item");
   EMBER_CHECK(numel() == 1, RuntimeError, "a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
   EMBER_CHECK(!is_meta(), NotImplementedError, "item() cannot be called on a meta tensor");

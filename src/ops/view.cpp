@@ -4,6 +4,7 @@
 
 #include "autograd/view.h"
 #include "ember/ops.h"
+#include "functional/batched.h"
 
 namespace ember {
 
@@ -20,6 +21,8 @@ namespace {
 // dtype: for views that reinterpret the elements (view(dtype), view_as_real, ...).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  std::optional<ScalarType> dtype = std::nullopt) {
+  if (base.key_set().has(DispatchKey::Vmap)) [[unlikely]]  // vmap: the same view of the batched value
+    return func::detail::batched_view(base, sizes, strides, offset, dtype);
   auto impl = Ref<TensorImpl>::make(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
   impl->add_keys(base.key_set());
   impl->set_inference(base.is_inference());  // a view is an inference tensor exactly when its base is

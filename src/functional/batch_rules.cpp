@@ -1,0 +1,389 @@
+// Batch rules of the Vmap layer for the op library; vmap.cpp holds the generic ones (pointwise,
+// pass-through) and the loop fallback that serves every op without a rule.
+//
+// A rule sees the stack of the op's arguments; tensors batched at `level` are logical views whose
+// physical tensor (batch dim 0) it substitutes. Rules return false for the cases they do not
+// handle (the loop fallback then runs the op per sample, which also raises the op's own errors).
+#include <algorithm>
+
+#include "ember/ops.h"
+#include "ember/ops/loss.h"
+#include "ember/ops/nn.h"
+#include "ember/ops/nn_conv.h"
+#include "ember/ops/products.h"
+#include "functional/batched.h"
+
+namespace ember::func::detail {
+
+namespace {
+
+template <typename F>
+void each_tensor(Stack& stack, F&& f) {
+  for (IValue& v : stack) {
+    if (v.is_tensor()) {
+      f(v.tensor());
+    } else if (v.is_tensor_list()) {
+      for (Tensor& t : v.tensor_list()) f(t);
+    }
+  }
+}
+
+bool any_batched(Stack& stack, int64_t level, bool skip_first) {
+  bool found = false, first = true;
+  each_tensor(stack, [&](Tensor& t) {
+    if (!t.defined()) return;
+    if (!(skip_first && first) && batched_at(t, level)) found = true;
+    first = false;
+  });
+  return found;
+}
+
+// The first tensor argument (a tensor list's first element), or an undefined tensor.
+Tensor first_tensor(Stack& stack) {
+  for (IValue& v : stack) {
+    if (v.is_tensor()) return v.tensor();
+    if (v.is_tensor_list()) return v.tensor_list().empty() ? Tensor() : v.tensor_list()[0];
+  }
+  return Tensor();
+}
+
+std::vector<int64_t> all_dims_after_batch(int64_t rank) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= rank; ++i) d.push_back(i);
+  return d;
+}
+
+bool is_dim_arg(const Argument& a) {
+  if (a.type.rfind("int", 0) != 0) return false;
+  static const char* names[] = {"dim", "dims", "dim0", "dim1", "source", "destination", "start_dim", "end_dim"};
+  return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return a.name == n; });
+}
+
+// Moves every dim argument behind the batch dim (logical rank `rank`). A reduction's empty or
+// absent dim list (all dims) becomes the list of every logical dim. False when a dim cannot be
+// expressed on the physical tensor.
+bool shift_dims(const OpEntry& op, Stack& stack, int64_t rank) {
+  const auto& args = op.schema().arguments;
+  const int64_t dim_rank = op.schema().name == "stack" ? rank + 1 : rank;  // stack's dim indexes its result
+  const bool reduction = op.has_tag(Tag::Reduction);
+  for (size_t i = 0; i < args.size() && i < stack.size(); ++i) {
+    if (!is_dim_arg(args[i])) continue;
+    IValue& v = stack[i];
+    const bool is_list = args[i].type.find('[') != std::string::npos;
+    if (v.is_none() || (v.holds<std::vector<int64_t>>() && v.get<std::vector<int64_t>>().empty())) {
+      if (!v.is_none() && !reduction) continue;  // e.g. flip(dims=[]): nothing to move
+      if (!reduction || !is_list || rank == 0) return false;
+      v = IValue(all_dims_after_batch(rank));
+      continue;
+    }
+    if (rank == 0) return false;  // dim 0/-1 of a 0-dim tensor has no physical counterpart
+    if (v.holds<int64_t>()) {
+      v = IValue(wrap_dim(v.get<int64_t>(), dim_rank, op.schema().name) + 1);
+    } else if (v.holds<std::vector<int64_t>>()) {
+      std::vector<int64_t> d = v.get<std::vector<int64_t>>();
+      for (int64_t& x : d) x = wrap_dim(x, dim_rank, op.schema().name) + 1;
+      v = IValue(std::move(d));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+void finish(const OpEntry& op, Stack& stack, Stack& orig, bool writes, int64_t level) {
+  if (writes) {
+    stack = std::move(orig);
+  } else {
+    wrap_results(stack, level);
+  }
+}
+
+bool writes_args(const OpEntry& op) {
+  for (const Argument& a : op.schema().arguments)
+    if (a.is_write) return true;
+  return false;
+}
+
+// Ops with dim arguments whose first tensor is the only batched one: the dims move by one.
+bool dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
+  Tensor self = first_tensor(stack);
+  if (!batched_at(self, level) || any_batched(stack, level, true)) return false;
+  check_written_batched(op, stack, level);
+  const bool writes = writes_args(op);
+  Stack orig = stack;  // shift_dims may fail halfway: the loop fallback then gets the original
+  if (!shift_dims(op, stack, self.dim())) {
+    stack = std::move(orig);
+    return false;
+  }
+  each_tensor(stack, [&](Tensor& t) {
+    if (batched_at(t, level)) t = physical_of(t);
+  });
+  redispatch(op, stack);
+  finish(op, stack, orig, writes, level);
+  return true;
+}
+
+// Ops whose tensors must agree in rank (cat, gather, scatter, ...): unbatched tensors are
+// expanded over the batch, then the dims move by one.
+bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  check_written_batched(op, stack, level);
+  Tensor self = first_tensor(stack);
+  if (!self.defined()) return false;
+  const bool writes = writes_args(op);
+  Stack orig = stack;
+  if (!shift_dims(op, stack, self.dim())) {
+    stack = std::move(orig);
+    return false;
+  }
+  each_tensor(stack, [&](Tensor& t) {
+    if (!t.defined()) return;
+    if (batched_at(t, level)) {
+      t = physical_of(t);
+    } else {
+      DimVector sz{B};
+      for (int64_t s : t.sizes()) sz.push_back(s);
+      t = t.unsqueeze(0).expand(sz);
+    }
+  });
+  redispatch(op, stack);
+  finish(op, stack, orig, writes, level);
+  return true;
+}
+
+// Full reductions (sum(x), max(x), ...): reduce every logical dim with the op's dim overload.
+template <const char* DimOp, bool ListDim>
+bool full_reduce_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  Tensor self = first_tensor(stack);
+  if (!batched_at(self, level) || self.dim() == 0 || stack.size() > 2) return false;
+  const OpEntry* target = Dispatcher::get().find(DimOp);
+  if (!target) return false;
+  Tensor p = physical_of(self);
+  Stack s;
+  if (ListDim) {
+    s.emplace_back(p);
+    s.emplace_back(all_dims_after_batch(self.dim()));
+  } else {
+    s.emplace_back(p.reshape({B, -1}));
+    s.emplace_back(int64_t{1});
+  }
+  s.emplace_back(false);
+  if (stack.size() == 2) s.push_back(static_cast<const IValue&>(stack[1]));  // dtype
+  redispatch(*target, s);
+  stack = std::move(s);
+  wrap_results(stack, level);
+  return true;
+}
+constexpr char kSumDim[] = "sum.dim_IntList";
+constexpr char kMeanDim[] = "mean.dim";
+constexpr char kAmax[] = "amax";
+constexpr char kAmin[] = "amin";
+constexpr char kProdDim[] = "prod.dim_int";
+constexpr char kAllDim[] = "all.dim";
+constexpr char kAnyDim[] = "any.dim";
+
+// ---------------------------------------------------------------- matrix products
+
+// Product of logical operands a (rank ra) and b (rank rb), as matmul defines it; at least one
+// is batched at `level`. Returns the physical result (batch dim 0).
+Tensor batched_matmul(const Tensor& a, const Tensor& b, int64_t level) {
+  const bool ab = batched_at(a, level), bb = batched_at(b, level);
+  Tensor A = ab ? physical_of(a) : a, Bm = bb ? physical_of(b) : b;
+  const int64_t ra = a.dim(), rb = b.dim();
+  if (ra == 1 && rb == 1) {  // dot products, one per sample
+    if (ab && bb) return ember::matmul(A.unsqueeze(1), Bm.unsqueeze(2)).flatten(0, 2);
+    return ab ? ember::matmul(A, Bm) : ember::matmul(Bm, A);
+  }
+  // Batched rows times a fixed matrix is one matrix product over all samples' rows.
+  if (ab && !bb && rb == 2) return ember::matmul(A, Bm);
+  // A fixed matrix times batched vectors: V A^T, one product.
+  if (!ab && bb && ra == 2 && rb == 1) return ember::matmul(Bm, A.mT());
+  const bool va = ra == 1, vb = rb == 1;
+  if (va) A = ab ? A.unsqueeze(1) : A.unsqueeze(0);
+  if (vb) Bm = Bm.unsqueeze(-1);
+  const int64_t la = va ? 2 : ra, lb = vb ? 2 : rb, n = std::max(la, lb);
+  // Leading dims broadcast from the right: pad a batched operand behind its batch dim.
+  if (ab)
+    for (int64_t k = la; k < n; ++k) A = A.unsqueeze(1);
+  if (bb)
+    for (int64_t k = lb; k < n; ++k) Bm = Bm.unsqueeze(1);
+  Tensor r = ember::matmul(A, Bm);
+  if (va) r = r.squeeze(-2);
+  if (vb) r = r.squeeze(-1);
+  return r;
+}
+
+template <int RA, int RB>
+bool product_rule(const OpEntry&, Stack& stack, int64_t level, int64_t) {
+  if (stack.size() != 2 || !stack[0].is_tensor() || !stack[1].is_tensor()) return false;
+  const Tensor a = stack[0].tensor(), b = stack[1].tensor();
+  if (!a.defined() || !b.defined()) return false;
+  if ((RA && a.dim() != RA) || (RB && b.dim() != RB)) return false;  // the op raises per sample
+  if (!RA && (a.dim() == 0 || b.dim() == 0)) return false;
+  if (a.dtype() != b.dtype()) return false;
+  Tensor r = batched_matmul(a, b, level);
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
+// ---------------------------------------------------------------- indexing, convolution
+
+// x[indices] with an unbatched index list: the batch dim stays in front when the indexed dims
+// are adjacent (else advanced indexing would move them before it).
+bool index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
+  if (stack.size() != 2 || !stack[0].is_tensor() || !batched_at(stack[0].tensor(), level)) return false;
+  std::vector<Tensor>& idx = stack[1].tensor_list();
+  int first = -1, last = -1;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (!idx[i].defined()) continue;
+    if (batched_at(idx[i], level)) return false;
+    if (first < 0) first = static_cast<int>(i);
+    last = static_cast<int>(i);
+  }
+  for (int i = first; i >= 0 && i <= last; ++i)
+    if (!idx[static_cast<size_t>(i)].defined()) return false;
+  std::vector<Tensor> pidx{Tensor()};
+  pidx.insert(pidx.end(), idx.begin(), idx.end());
+  stack[0] = IValue(physical_of(stack[0].tensor()));
+  stack[1] = IValue(std::move(pidx));
+  redispatch(op, stack);
+  wrap_results(stack, level);
+  return true;
+}
+
+// convolution with a batched input and an unbatched weight: the batch folds into N.
+bool convolution_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  if (!stack[0].is_tensor() || !batched_at(stack[0].tensor(), level)) return false;
+  if (any_batched(stack, level, true)) return false;
+  const Tensor in = stack[0].tensor();
+  const Tensor& w = stack[1].tensor();
+  Tensor p = physical_of(in);
+  const bool has_n = in.dim() == w.dim();
+  if (!has_n && in.dim() != w.dim() - 1) return false;
+  stack[0] = IValue(has_n ? p.flatten(0, 1) : p);
+  redispatch(op, stack);
+  Tensor r = stack[0].tensor();
+  if (has_n) {
+    DimVector sz{B, in.size(0)};
+    for (int64_t d = 1; d < r.dim(); ++d) sz.push_back(r.size(d));
+    r = r.view(sz);
+  }
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
+// clone and contiguous: a row-major physical copy, so that the samples are row-major too
+// (reshape's copy path relies on it; cloning a permuted physical tensor would keep its order).
+bool copy_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
+  if (stack.size() != 1 || !batched_at(stack[0].tensor(), level)) return false;
+  Tensor p = physical_of(stack[0].tensor());
+  Tensor r = ember::clone(p);
+  if (!r.is_contiguous()) r = ember::contiguous(r);
+  stack[0] = IValue(make_batched(r, level));
+  return true;
+}
+
+// nll_loss with class-index targets: one unreduced call over every sample's rows, then each
+// sample's reduction (a mean divides by that sample's total target weight, as nll_loss does).
+bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor(), target = stack[1].tensor();
+  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
+  if ((weight && batched_at(*weight, level)) || self.dim() < 1 || self.dim() > 2 || target.dim() != self.dim() - 1)
+    return false;
+  const int64_t reduction = stack[3].get<int64_t>(), ignore = stack[4].get<int64_t>();
+  auto physical = [&](const Tensor& t) {
+    if (batched_at(t, level)) return Tensor(physical_of(t));
+    DimVector sz{B};
+    for (int64_t s : t.sizes()) sz.push_back(s);
+    return t.unsqueeze(0).expand(sz);
+  };
+  const Tensor p = physical(self), t = physical(target);
+  const int64_t n = self.dim() == 2 ? self.size(0) : 1, c = self.size(-1);
+  Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight, Reduction::None, ignore);
+  loss = loss.view({B, n});
+  Tensor r;
+  if (reduction == Reduction::None) {
+    r = self.dim() == 2 ? loss : loss.view({B});
+  } else if (reduction == Reduction::Sum) {
+    r = ember::sum(loss, {1});
+  } else {
+    const Tensor tf = t.reshape({B, n});
+    const Tensor kept = ember::ne(tf, Scalar(ignore));
+    Tensor w = kept.to(loss.dtype());
+    if (weight) w = ember::mul(w, ember::index_select(*weight, 0, ember::where(kept, tf, ember::zeros_like(tf)).flatten()).view({B, n}));
+    r = ember::div(ember::sum(loss, {1}), ember::sum(w, {1}));
+  }
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
+// cross_entropy with class-index targets and no label smoothing: log_softmax, then nll_loss,
+// each through its own rule.
+bool cross_entropy_rule(const OpEntry&, Stack& stack, int64_t, int64_t) {
+  const Tensor self = stack[0].tensor(), target = stack[1].tensor();
+  if (self.sizes().equals(target.sizes()) || stack[5].get<double>() > 0.0 || self.dim() < 1 || self.dim() > 2 ||
+      !is_floating_point(self.dtype()))
+    return false;
+  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
+  Tensor r = ember::nll_loss(ember::log_softmax(self, self.dim() == 1 ? 0 : 1), target, weight,
+                             stack[3].get<int64_t>(), stack[4].get<int64_t>());
+  stack.clear();
+  stack.emplace_back(r);
+  return true;
+}
+
+void set_rule(const char* name, BatchRule rule) {
+  if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
+}
+
+}  // namespace
+
+void register_batch_rules() {
+  // Reductions with dims, and other ops whose only batched operand is self.
+  for (const OpEntry* op : Dispatcher::get().all_ops()) {
+    if (!op->has_tag(Tag::Reduction)) continue;
+    for (const Argument& a : op->schema().arguments)
+      if (is_dim_arg(a)) {
+        set_batch_rule(*op, &dim_shift_rule);
+        break;
+      }
+  }
+  for (const char* n : {"softmax.int", "log_softmax.int", "_softmax", "_log_softmax", "argsort", "argsort.stable",
+                        "sort", "sort.stable", "topk", "kthvalue", "mode", "cummax", "cummin", "cumsum", "cumprod",
+                        "logcumsumexp", "flip", "narrow_copy", "index_select", "chunk", "split.sizes",
+                        "split_with_sizes", "split.Tensor", "unbind.int", "tensor_split.sections",
+                        "tensor_split.indices", "glu", "movedim.int", "movedim.intlist", "moveaxis.int",
+                        "moveaxis.intlist", "swapdims", "repeat_interleave.self_int", "logsumexp",
+                        "norm.ScalarOpt_dim", "std.correction", "var.correction", "var_mean.correction",
+                        "std_mean.correction"})
+    set_rule(n, &dim_shift_rule);
+  for (const char* n : {"cat", "stack", "gather", "scatter.src", "scatter.value", "scatter.reduce", "scatter_.src",
+                        "scatter_.value", "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two",
+                        "take_along_dim", "_softmax_backward_data", "_log_softmax_backward_data", "diff", "cross"})
+    set_rule(n, &expand_dim_shift_rule);
+  set_rule("sum", &full_reduce_rule<kSumDim, true>);
+  set_rule("mean", &full_reduce_rule<kMeanDim, true>);
+  set_rule("max", &full_reduce_rule<kAmax, true>);
+  set_rule("min", &full_reduce_rule<kAmin, true>);
+  set_rule("prod", &full_reduce_rule<kProdDim, false>);
+  set_rule("all", &full_reduce_rule<kAllDim, false>);
+  set_rule("any", &full_reduce_rule<kAnyDim, false>);
+  set_rule("matmul", &product_rule<0, 0>);
+  set_rule("mm", &product_rule<2, 2>);
+  set_rule("mv", &product_rule<2, 1>);
+  set_rule("dot", &product_rule<1, 1>);
+  set_rule("bmm", &product_rule<3, 3>);
+  set_rule("index.Tensor", &index_rule);
+  set_rule("convolution", &convolution_rule);
+  set_rule("nll_loss", &nll_loss_rule);
+  set_rule("cross_entropy_loss", &cross_entropy_rule);
+  // Ops that treat leading dims as batch dims (the batch dim is one more of them).
+  set_rule("clone", &copy_rule);
+  set_rule("contiguous", &copy_rule);
+  for (const char* n : {"tril", "triu", "native_layer_norm", "to.dtype", "to.device"})
+    set_rule(n, &passthrough_rule);
+}
+
+}  // namespace ember::func::detail

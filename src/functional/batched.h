@@ -1,0 +1,58 @@
+// Internals of vmap shared by the layer (vmap.cpp), the batch rules (batch_rules.cpp) and the
+// transforms (transforms.cpp).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ember/dispatch.h"
+#include "ember/func.h"
+
+namespace ember::func::detail {
+
+struct VmapLevel {
+  int64_t level;
+  int64_t batch_size;
+  Randomness randomness;
+};
+std::vector<VmapLevel>& vmap_stack();  // this thread's active levels, outermost first
+
+// A batched tensor carries the Vmap key; its physical tensor and level live in a per-thread
+// table keyed by its TensorImpl (an entry is replaced when a new batched tensor reuses the
+// address, and dropped when its level ends), so that TensorImpl needs no field for vmap.
+struct BatchInfo {
+  Tensor physical;  // batch dim 0
+  int64_t level;
+};
+const BatchInfo& batch_info(const Tensor& t);  // t must carry the Vmap key
+inline bool has_batch(const Tensor& t) { return t.defined() && t.key_set().has(DispatchKey::Vmap); }
+inline bool batched_at(const Tensor& t, int64_t level) { return has_batch(t) && batch_info(t).level == level; }
+inline const Tensor& physical_of(const Tensor& t) { return batch_info(t).physical; }
+// Wraps a physical tensor (batch dim 0) as a batched tensor of `level`.
+Tensor make_batched(const Tensor& physical, int64_t level);
+// A view of a batched tensor (called by the view ops, src/ops/view.cpp): the same view of its
+// physical tensor, behind the batch dim.
+Tensor batched_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                    std::optional<ScalarType> dtype);
+
+// Calls op on the stack below the Vmap key of the batched tensors it no longer holds.
+void redispatch(const OpEntry& op, Stack& stack);
+
+// A batch rule: runs op on the stack, whose tensors of `level` are batched with batch size B;
+// returns false to leave the call to the loop fallback (stack untouched).
+using BatchRule = bool (*)(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+void register_batch_rules();  // fills the rule table (batch_rules.cpp)
+// Sets op's rule and serves op at the Vmap key (so that the rule wins over a composite).
+void set_batch_rule(const OpEntry& op, BatchRule rule);
+// The Vmap key's kernel (rules, pointwise, loop fallback).
+void vmap_layer_kernel(const OpEntry& op, DispatchKeySet ks, Stack& stack);
+// The generic rules, for use by specific ones.
+bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+bool passthrough_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+// Replaces the stack's results by batched tensors of `level`.
+void wrap_results(Stack& stack, int64_t level);
+// Raises vmap's error for an in-place write of a batched value into an unbatched tensor.
+[[noreturn]] void fail_inplace(const OpEntry& op);
+void check_written_batched(const OpEntry& op, const Stack& stack, int64_t level);
+
+}  // namespace ember::func::detail

@@ -1,0 +1,276 @@
+"""vmap (ember.func.vmap, ember.vmap) against a loop over the batch.
+
+Driven by the op table: every row whose op is not random runs each of its samples (the large
+ones excepted, which only exercise kernels) with every tensor argument batched, along dim 0
+and along the last dim, and must equal the row's function applied to each sample in turn.
+Then nested vmap, pytrees of inputs and outputs, randomness, chunking, and the errors.
+"""
+import dataclasses
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+from ember.func import vmap
+from op_table import ROWS
+from op_testing import T, build, flatten_results
+
+B = 3
+RANDOM_ROW = re.compile(r"rand|normal|bernoulli|multinomial|dropout|rrelu|poisson|exponential|cauchy|geometric|"
+                        r"log_normal|uniform|random")
+# Rows whose result shape depends on the values (nonzero, unique, masked_select, ...): the
+# samples' results cannot be stacked, so vmap raises, as functorch does.
+DATA_DEPENDENT = {"nonzero", "nonzero_tuple", "argwhere", "masked_select", "unique", "unique_consecutive",
+                  "unique_dim", "bincount", "histc", "repeat_interleave_tensor", "combinations_empty"}
+
+
+def _pick_dtype(row):
+    for d in ("float64", "float32", "int64", "bool", "complex128"):
+        if d in row.dtypes:
+            return d
+    return row.dtypes[0]
+
+
+def _variant(arg, k):
+    if isinstance(arg, T):
+        return dataclasses.replace(arg, seed=arg.seed + 17 * k)
+    if isinstance(arg, (list, tuple)) and arg and all(isinstance(a, T) for a in arg):
+        return [_variant(a, k) for a in arg]
+    return arg
+
+
+def _is_t(arg):
+    return isinstance(arg, T) or (isinstance(arg, (list, tuple)) and arg and all(isinstance(a, T) for a in arg))
+
+
+def _stack(parts, last):
+    if isinstance(parts[0], list):
+        return [_stack([p[i] for p in parts], last) for i in range(len(parts[0]))]
+    d = parts[0].dim() if last else 0
+    return ember.stack(parts, d)
+
+
+def _in_dims(args, built, last):
+    dims = []
+    for a, b in zip(args, built):
+        if not _is_t(a):
+            dims.append(None)
+        elif isinstance(b, list):
+            dims.append([x.dim() if last else 0 for x in b])
+        else:
+            dims.append(b.dim() if last else 0)
+    return tuple(dims)
+
+
+def _cases():
+    for row in ROWS:
+        if RANDOM_ROW.search(row.name) or row.fn.__module__ == "op_rows_random":
+            continue
+        yield pytest.param(row, id=row.name)
+
+
+def _check_row(row, last):
+    dtype = _pick_dtype(row)
+    checked = 0
+    for sample in row.samples(dtype):
+        if sample.name == "large" or not any(_is_t(a) for a in sample.args):
+            continue
+        per_sample_args = [[build(ember, _variant(a, k), dtype) for a in sample.args] for k in range(B)]
+        kwargs = {k: build(ember, v, dtype) for k, v in sample.kwargs.items()}
+        try:
+            expected = [row.fn(ember, *args, **kwargs) for args in per_sample_args]
+        except Exception:  # noqa: BLE001 - the op rejects this sample: vmap must reject it too
+            with pytest.raises(Exception):
+                _run_vmap(row, sample, per_sample_args, kwargs, last)
+            continue
+        got = _run_vmap(row, sample, per_sample_args, kwargs, last)
+        exp_flat = [flatten_results(e) for e in expected]
+        got_flat = flatten_results(got)
+        assert len(got_flat) == len(exp_flat[0]), f"{row.name}[{sample.name}]: result structure"
+        for j, g in enumerate(got_flat):
+            if not isinstance(g, ember.Tensor):
+                continue
+            want = ember.stack([e[j] for e in exp_flat], 0)
+            assert g.dtype == want.dtype, f"{row.name}[{sample.name}] result {j}: {g.dtype} vs {want.dtype}"
+            assert tuple(g.shape) == tuple(want.shape), f"{row.name}[{sample.name}] result {j}: shape"
+            np.testing.assert_allclose(_np(g), _np(want), rtol=1e-5, atol=1e-6, equal_nan=True,
+                                       err_msg=f"{row.name}[{sample.name}] result {j}, in_dims last={last}")
+        checked += 1
+    return checked
+
+
+def _np(t):
+    if t.dtype in (ember.bfloat16, ember.float16):
+        t = t.to(ember.float32)
+    return t.numpy()
+
+
+def _run_vmap(row, sample, per_sample_args, kwargs, last):
+    stacked = []
+    for i, a in enumerate(sample.args):
+        if _is_t(a):
+            stacked.append(_stack([args[i] for args in per_sample_args], last))
+        else:
+            stacked.append(a)
+    dims = _in_dims(sample.args, per_sample_args[0], last)
+
+    def f(*args):
+        r = row.fn(ember, *args, **kwargs)
+        return tuple(r) if isinstance(r, list) else r
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the loop fallback's performance warning
+        return vmap(f, in_dims=dims)(*stacked)
+
+
+@pytest.mark.parametrize("row", list(_cases()))
+def test_vmap_matches_loop(row):
+    if row.name in DATA_DEPENDENT:
+        dtype = _pick_dtype(row)
+        sample = row.samples(dtype)[0]
+        per = [[build(ember, _variant(a, k), dtype) for a in sample.args] for k in range(B)]
+        with pytest.raises(RuntimeError):
+            _run_vmap(row, sample, per, {k: build(ember, v, dtype) for k, v in sample.kwargs.items()}, False)
+        return
+    _check_row(row, last=False)
+    _check_row(row, last=True)
+
+
+# ---------------------------------------------------------------- semantics
+
+def test_top_level_alias():
+    assert ember.vmap is vmap
+
+
+def test_nested_vmap():
+    x = ember.randn(2, 3, 4, dtype=ember.float64)
+    y = ember.randn(3, 4, dtype=ember.float64)
+    out = vmap(vmap(lambda a, b: (a * b).sum() + a.max(), in_dims=(0, 0)), in_dims=(0, None))(x, y)
+    want = ember.stack([ember.stack([(x[i, j] * y[j]).sum() + x[i, j].max() for j in range(3)]) for i in range(2)])
+    np.testing.assert_allclose(out.numpy(), want.numpy())
+    # an inner vmap over a different dim, and a matrix product between levels
+    w = ember.randn(5, 4, dtype=ember.float64)
+    out = vmap(lambda a: vmap(lambda r: w @ r, in_dims=1)(a), in_dims=0)(x.transpose(1, 2))
+    want = ember.stack([ember.stack([w @ x[i, j] for j in range(3)]) for i in range(2)])
+    np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_pytrees_and_out_dims():
+    x = ember.randn(4, 3)
+    y = ember.randn(3, 4)
+
+    def f(d, pair):
+        a, b = pair
+        return {"sum": d["u"] + a, "prod": (a * b, b.sum())}
+
+    out = vmap(f, in_dims=({"u": 0}, (0, 1)))({"u": x}, (x, y))
+    np.testing.assert_allclose(out["sum"].numpy(), (x + x).numpy())
+    np.testing.assert_allclose(out["prod"][0].numpy(), (x * y.t()).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(out["prod"][1].numpy(), y.sum(0).numpy(), rtol=1e-6)
+    out = vmap(lambda a: (a.sum(0), a * 2), out_dims=(0, 1))(x)
+    np.testing.assert_allclose(out[1].numpy(), (x * 2).t().numpy())
+    # an unbatched output is expanded along out_dim
+    out = vmap(lambda a: y, in_dims=0)(x)
+    assert tuple(out.shape) == (4, 3, 4)
+
+
+def test_none_out_dim_and_non_tensor_outputs():
+    x = ember.randn(4, 3)
+    out = vmap(lambda a: (a * 2, 5), out_dims=(0, None))(x)
+    assert out[1] == 5
+    with pytest.raises(ValueError, match="must only return Tensors"):
+        vmap(lambda a: (a, 5))(x)
+    with pytest.raises(ValueError, match="can not return a BatchedTensor when out_dim is None"):
+        vmap(lambda a: a, out_dims=None)(x)
+
+
+def test_chunk_size():
+    x = ember.randn(10, 3)
+    out = vmap(lambda a: a.softmax(0), chunk_size=3)(x)
+    np.testing.assert_allclose(out.numpy(), x.softmax(1).numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="chunk_size should be None or greater than 0"):
+        vmap(lambda a: a, chunk_size=0)
+
+
+def test_randomness():
+    x = ember.ones(4, 1000)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(lambda a: ember.nn.functional.dropout(a, 0.5))(x)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(lambda a: a + ember.rand(1000))(x)
+    diff = vmap(lambda a: ember.nn.functional.dropout(a, 0.5), randomness="different")(x)
+    assert not bool((diff[0] == diff[1]).all())
+    same = vmap(lambda a: ember.nn.functional.dropout(a, 0.5), randomness="same")(x)
+    for i in range(1, 4):
+        assert bool((same[0] == same[i]).all())
+    r = vmap(lambda a: a + ember.rand(1000), randomness="different")(ember.zeros(4, 1000))
+    assert not bool((r[0] == r[1]).all())
+    r = vmap(lambda a: a + ember.rand(1000), randomness="same")(ember.zeros(4, 1000))
+    assert bool((r[0] == r[3]).all())
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+        vmap(lambda a: a, randomness="sometimes")
+
+
+def test_fallback_warns_once_naming_the_op():
+    x = ember.randn(3, 5, dtype=ember.float64)
+    with pytest.warns(UserWarning, match="batching rule for ") as rec:
+        out = vmap(lambda a: ember.kron(a, a))(x)
+    assert any("kron" in str(w.message) for w in rec)
+    np.testing.assert_allclose(out.numpy(), ember.stack([ember.kron(x[i], x[i]) for i in range(3)]).numpy())
+
+
+# ---------------------------------------------------------------- errors
+
+def test_errors_batch_sizes_and_in_dims():
+    x, y = ember.randn(3, 2), ember.randn(4, 2)
+    with pytest.raises(ValueError, match="Expected all tensors to have the same size in the mapped dimension"):
+        vmap(lambda a, b: a + b)(x, y)
+    with pytest.raises(ValueError, match="so expected in_dim to satisfy -2 <= in_dim < 2"):
+        vmap(lambda a: a, in_dims=2)(x)
+    with pytest.raises(ValueError, match="in_dims is not compatible with the structure of `inputs`"):
+        vmap(lambda a, b: a, in_dims=(0,))(x, x)
+    with pytest.raises(ValueError, match="in_dims is not compatible with the structure of `inputs`"):
+        vmap(lambda p: p[0], in_dims=((0, 0, 0),))((x, x))
+    with pytest.raises(ValueError, match="expected `in_dims` to be int or a"):
+        vmap(lambda a: a, in_dims=[0])(x)
+    with pytest.raises(ValueError, match="We cannot vmap over non-Tensor arguments"):
+        vmap(lambda a, n: a * n, in_dims=(0, 0))(x, 3)
+    with pytest.raises(ValueError, match="must be either an integer dimension or None"):
+        vmap(lambda a: a, in_dims=(1.5,))(x)
+    with pytest.raises(ValueError, match="got no inputs"):
+        vmap(lambda: x)()
+    with pytest.raises(ValueError, match="at least one Tensor to vmap over"):
+        vmap(lambda a: a, in_dims=None)(x)
+
+
+def test_errors_data_dependent_control_flow():
+    x = ember.randn(3, 2)
+    with pytest.raises(RuntimeError, match=r"vmap: It looks like you're calling \.item\(\)"):
+        vmap(lambda a: a.sum().item())(x)
+    with pytest.raises(RuntimeError, match="data-dependent control flow"):
+        vmap(lambda a: a * 2 if a.sum() > 0 else a)(x)
+    with pytest.raises(RuntimeError, match="data-dependent control flow"):
+        vmap(lambda a: a.tolist())(x)
+
+
+def test_errors_inplace_into_unbatched():
+    x = ember.randn(3, 2)
+    y = ember.zeros(2)
+    before = y.clone()
+    with pytest.raises(RuntimeError, match=r"vmap: add_\(self, \*extra_args\) is not possible"):
+        vmap(lambda a: y.add_(a))(x)
+    with pytest.raises(RuntimeError, match="Please try to use out-of-place operators instead of copy_"):
+        vmap(lambda a: y.copy_(a))(x)
+    assert bool((y == before).all())
+    # in-place on the batched value itself is fine
+    out = vmap(lambda a: a.clone().mul_(2).add_(y))(x)
+    np.testing.assert_allclose(out.numpy(), (x * 2).numpy())
+
+
+def test_batched_tensor_escaping_vmap_raises():
+    kept = []
+    ember.func.vmap(lambda a: kept.append(a) or a)(ember.ones(2, 3))
+    with pytest.raises(RuntimeError, match="outside of the vmap that made it"):
+        kept[0] + 1
