@@ -146,6 +146,8 @@ from workloads_fft import WORKLOADS as _FFT_WORKLOADS, scipy_module  # noqa: E40
 PY_WORKLOADS.update(_FFT_WORKLOADS)
 from workloads_train import WORKLOADS as _TRAIN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_TRAIN_WORKLOADS)
+from workloads_forward_ad import WORKLOADS as _FORWARD_AD_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_FORWARD_AD_WORKLOADS)
 
 
 def copy_bandwidth():
