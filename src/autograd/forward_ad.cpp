@@ -52,7 +52,7 @@ void exit_dual_level(std::optional<int64_t> level) {
   g_live.store(false, std::memory_order_release);
 }
 
-bool is_active() { return t_suppressed == 0 && g_live.load(std::memory_order_relaxed); }
+bool is_active() { return g_live.load(std::memory_order_relaxed) && t_suppressed == 0; }
 
 namespace detail {
 
@@ -207,6 +207,16 @@ std::string functional_name(const std::string& op) {
 std::string torch_name(const OpEntry& op) {
   const Schema& s = op.schema();
   return s.overload.empty() || s.overload == "Tensor" ? s.name : s.name + "_" + s.overload;
+}
+// The op's rule (its functional op's for an in-place op), looked up once per op and thread:
+// entries never move, and a found one is never replaced.
+const JvpRule* rule_of(const OpEntry& op, bool in_place) {
+  thread_local std::unordered_map<const OpEntry*, const JvpRule*> cache;
+  if (auto it = cache.find(&op); it != cache.end()) return it->second;
+  const JvpRule* r = find_rule(op.name());
+  if (!r && in_place) r = find_rule(functional_name(op.name()));
+  if (r) cache.emplace(&op, r);
+  return r;
 }
 }  // namespace
 
@@ -366,8 +376,7 @@ bool prepare(const OpEntry& op, const Stack& stack, PendingJvp& p) {
   EMBER_CHECK(!out_form, NotImplementedError, "Trying to use forward AD with ", torch_name(op),
               " that does not support it because it is an out= function");
   const bool in_place = !p.written.empty();
-  p.rule = find_rule(op.name());
-  if (!p.rule && in_place) p.rule = find_rule(functional_name(op.name()));
+  p.rule = rule_of(op, in_place);
   if (!p.rule) {
     const Derivative* d = derivative_for(op, in_place);
     if (d && !d->formula) return false;  // results that are not differentiable
@@ -380,9 +389,16 @@ bool prepare(const OpEntry& op, const Stack& stack, PendingJvp& p) {
     // The rule reads the written argument's value before the write.
     SuppressGuard guard;
     for (size_t w : p.written) {
-      Tensor old = get_tangent(stack[w].tensor());
-      p.args[w] = IValue(stack[w].tensor().clone());
-      if (old.defined()) p.tangents[w][0] = old.clone();
+      const Tensor& target = stack[w].tensor();
+      Tensor old = get_tangent(target);
+      const Tensor before = target.clone();
+      const Tensor old_tangent = old.defined() ? old.clone() : Tensor();
+      // other arguments that are the written tensor itself (x.mul_(x)) read the old value too
+      for (size_t a = 0; a < nargs; ++a) {
+        if (a != w && !(stack[a].is_tensor() && stack[a].tensor().impl() == target.impl())) continue;
+        p.args[a] = IValue(before);
+        p.tangents[a][0] = old_tangent;
+      }
     }
   }
   return true;

@@ -1,6 +1,7 @@
 // JVP rules of the reductions and normalizing ops: sums and means (linear), logsumexp,
 // softmax and log_softmax, var and std. Extremes, products and norms derive their JVP from
 // the backward formula (which already settles ties as the gradient does).
+#include <algorithm>
 #include <optional>
 
 #include "ember/dispatch.h"
@@ -49,12 +50,14 @@ EMBER_REGISTER(jvp_reduce) {
     return Ts{mean(c.tangent(0), c.int_list(1), c.bool_arg(2), c.dtype_arg(3))};
   });
   register_jvp("logsumexp", [](const JvpContext& c) {
-    const std::vector<int64_t> dims = c.int_list(1);
     const bool keepdim = c.bool_arg(2);
     const Tensor& x = c.tensor(0);
+    std::vector<int64_t> dims = c.int_list(1);
+    for (int64_t& d : dims) d = d < 0 && x.dim() > 0 ? d + x.dim() : d;
+    std::sort(dims.begin(), dims.end());  // unsqueezed in increasing order
     Tensor y = c.result();
     if (!keepdim && x.dim() > 0)
-      for (int64_t d : dims.empty() ? all_dims(x.dim()) : dims) y = y.unsqueeze(d < 0 ? d + x.dim() : d);
+      for (int64_t d : dims.empty() ? all_dims(x.dim()) : dims) y = y.unsqueeze(d);
     // softmax-weighted tangent; a -inf result (all inputs -inf) gets weight 0
     const Tensor w = where(isinf(y), zeros_like(x), exp(x - y));
     return Ts{sum(mul(w, c.tangent(0)), dims.empty() ? all_dims(x.dim()) : dims, keepdim)};

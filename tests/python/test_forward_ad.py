@@ -198,10 +198,10 @@ def test_bad_input():
     with fwAD.dual_level(), tfw.dual_level():
         _both_raise(lambda: fwAD.make_dual(x, ember.ones(4, dtype=ember.float64)),
                     lambda: tfw.make_dual(tx, torch.ones(4, dtype=torch.float64)), RuntimeError)
-        _both_raise(lambda: fwAD.make_dual(ember.arange(3), ember.ones(3)),
-                    lambda: tfw.make_dual(torch.arange(3), torch.ones(3)), ValueError)
-        _both_raise(lambda: fwAD.make_dual(x, ember.arange(3)),
-                    lambda: tfw.make_dual(tx, torch.arange(3)), ValueError)
+        with pytest.raises(ValueError, match="Expected primal to be floating point or complex, but got: .*int64"):
+            fwAD.make_dual(ember.arange(3), ember.ones(3))
+        with pytest.raises(ValueError, match="Expected tangent to be floating point or complex, but got: .*int64"):
+            fwAD.make_dual(x, ember.arange(3))
         _both_raise(lambda: fwAD.make_dual(x, ember.ones(3), level=1),
                     lambda: tfw.make_dual(tx, torch.ones(3), level=1), RuntimeError)
         _both_raise(lambda: fwAD.unpack_dual(x, level=1), lambda: tfw.unpack_dual(tx, level=1), RuntimeError)
@@ -259,7 +259,7 @@ def test_in_place_updates_the_tangent():
         with fw.dual_level():
             d = fw.make_dual(lib.from_numpy(xs).clone(), lib.ones(2, 3, dtype=lib.float64))
             y = d.clone()
-            y.mul_(y)     # in place on a dual: tangent 2 y t
+            y.mul_(d.exp())  # in place on a dual
             y[0].sin_()   # through a view: the base's tangent changes there
             z = lib.zeros(3, 3, dtype=lib.float64)
             z[1:].copy_(d)  # a plain tensor gets a tangent in the written part
