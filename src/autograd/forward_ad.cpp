@@ -174,9 +174,9 @@ Tensor make_dual(const Tensor& tensor, const Tensor& tangent, std::optional<int6
 }
 
 UnpackedDual unpack_dual(const Tensor& tensor, std::optional<int64_t> level) {
-  EMBER_CHECK(!level || *level == 0, RuntimeError, "Invalid level given to _fw_primal");
   Tensor tangent = get_tangent(tensor);
-  if (!tangent.defined()) return {tensor, Tensor()};
+  if (!tangent.defined()) return {tensor, Tensor()};  // (PyTorch checks the level only then)
+  EMBER_CHECK(!level || *level == 0, RuntimeError, "Invalid level given to _fw_primal");
   SuppressGuard guard;  // the primal is a view without the tangent
   return {tensor.alias(), tangent};
 }
@@ -380,9 +380,11 @@ bool prepare(const OpEntry& op, const Stack& stack, PendingJvp& p) {
   if (!p.rule) {
     const Derivative* d = derivative_for(op, in_place);
     if (d && !d->formula) return false;  // results that are not differentiable
-    EMBER_CHECK(d, NotImplementedError, "Trying to use forward AD with ", torch_name(op),
+    // In-place ops raise before they write; functional ones once a differentiable result shows.
+    EMBER_CHECK(d || !in_place, NotImplementedError, "Trying to use forward AD with ", torch_name(op),
                 " that does not support it because it has not been implemented yet.");
-    p.from_vjp = true;
+    p.from_vjp = d != nullptr;
+    p.unsupported = d == nullptr;
   }
   p.args.assign(stack.begin(), stack.begin() + static_cast<std::ptrdiff_t>(nargs));
   if (in_place) {
@@ -415,6 +417,8 @@ void finish(const OpEntry& op, Stack& stack, PendingJvp& p) {
   bool any_differentiable = false;
   for (const Tensor& r : results) any_differentiable = any_differentiable || (r.defined() && is_differentiable_dtype(r.dtype()));
   if (!any_differentiable) return;
+  EMBER_CHECK(!p.unsupported, NotImplementedError, "Trying to use forward AD with ", torch_name(op),
+              " that does not support it because it has not been implemented yet.");
   std::vector<Tensor> outs;
   {
     SuppressGuard guard;
@@ -430,6 +434,11 @@ void finish(const OpEntry& op, Stack& stack, PendingJvp& p) {
       if (!r.defined() || !is_differentiable_dtype(r.dtype())) { outs[i] = Tensor(); continue; }
       if (p.written.empty() && get_tangent(r).defined()) { outs[i] = Tensor(); continue; }  // a view: has its own
       outs[i] = outs[i].defined() ? fit_tangent(outs[i], r) : zeros_like(r);
+      // A rule may pass an input's tangent through (identity, copy_): the result gets its own,
+      // so that in-place writes on either do not reach the other.
+      for (const auto& ts : p.tangents)
+        for (const Tensor& t : ts)
+          if (t.defined() && outs[i].is_alias_of(t)) outs[i] = with_layout_of(r, outs[i].clone());
     }
   }
   for (size_t i = 0; i < results.size(); ++i) {

@@ -30,6 +30,7 @@ struct PendingJvp {
   std::vector<size_t> written;
   const JvpRule* rule = nullptr;
   bool from_vjp = false;  // no rule: derive the JVP from the backward formula
+  bool unsupported = false;  // neither: raise if a result is differentiable
 };
 // Fills p and returns true when an input has a tangent; raises (before the op runs) for ops
 // that support no forward AD.

@@ -61,6 +61,11 @@ EMBER_REGISTER(jvp_pointwise) {
   from_result("sigmoid", [](const Tensor& y) { return y * (1 - y); });
   for (const char* op : {"ceil", "floor", "round", "round.decimals", "trunc", "fix", "sign"}) piecewise_constant(op);
   linear_unary("frac");
+  // random fills: the result does not depend smoothly on anything (PyTorch: a zero tangent)
+  for (const char* op : {"uniform_", "normal_", "random_", "random_.from", "random_.to", "exponential_",
+                         "geometric_", "log_normal_", "cauchy_", "bernoulli_.float", "bernoulli_.Tensor", "bernoulli",
+                         "bernoulli.p", "poisson"})
+    piecewise_constant(op);
   register_jvp("conj_physical", [](const JvpContext& c) { return Ts{conj_physical(c.tangent(0))}; });
   register_jvp("abs", [](const JvpContext& c) {
     const Tensor& x = c.tensor(0);

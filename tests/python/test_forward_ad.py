@@ -152,7 +152,7 @@ def test_op_table_jvp(row, dtype):
         tvs = [torch.from_numpy(to_numpy(v)) for v in vs]
         try:
             tfwd = _forward(torch, tfw, row, targs, tkwargs, tvs)
-        except (NotImplementedError, RuntimeError):
+        except Exception:  # noqa: BLE001 - PyTorch has no forward AD for this op (or sample)
             tfwd = None
         if tfwd is not None:
             for k, ((_, t), flag) in enumerate(zip(tfwd, flags)):
@@ -169,7 +169,7 @@ def test_make_dual_and_unpack():
     with fwAD.dual_level() as level:
         assert level == 0
         d = fwAD.make_dual(x, v)
-        assert d._base is x or d.data_ptr() == x.data_ptr()
+        assert d.data_ptr() == x.data_ptr()  # a view of x
         p, t = fwAD.unpack_dual(d)
         assert isinstance(fwAD.unpack_dual(d), fwAD.UnpackedDualTensor)
         assert fwAD.unpack_dual(d)._fields == ("primal", "tangent")
@@ -204,8 +204,8 @@ def test_bad_input():
             fwAD.make_dual(x, ember.arange(3))
         _both_raise(lambda: fwAD.make_dual(x, ember.ones(3), level=1),
                     lambda: tfw.make_dual(tx, torch.ones(3), level=1), RuntimeError)
-        _both_raise(lambda: fwAD.unpack_dual(x, level=1), lambda: tfw.unpack_dual(tx, level=1), RuntimeError)
         d, td = fwAD.make_dual(x, ember.ones(3)), tfw.make_dual(tx, torch.ones(3))
+        _both_raise(lambda: fwAD.unpack_dual(d, level=1), lambda: tfw.unpack_dual(td, level=1), RuntimeError)
         _both_raise(lambda: fwAD.make_dual(d, ember.ones(3)), lambda: tfw.make_dual(td, torch.ones(3)),
                     RuntimeError)
         _both_raise(lambda: fwAD.enter_dual_level(), lambda: tfw.enter_dual_level(), RuntimeError)

@@ -171,7 +171,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         for i in chosen:
             _check_tensors(_flatten(args[i])[0], "primals")
 
-        def call(*tangent_for):
+        def call(tangent_for):
             # tangent_for: {arg index: tangent leaves}; the other chosen args get zero tangents
             primals = tuple(args[i] for i in chosen)
             tangents = tuple(_unflatten(tangent_for[i], _flatten(args[i])[1]) if i in tangent_for
