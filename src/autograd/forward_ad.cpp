@@ -373,8 +373,11 @@ bool prepare(const OpEntry& op, const Stack& stack, PendingJvp& p) {
     }
   }
   if (!any) return false;
-  EMBER_CHECK(!out_form, NotImplementedError, "Trying to use forward AD with ", torch_name(op),
-              " that does not support it because it is an out= function");
+  // out= forms refuse dual inputs (PyTorch's message), except those with a derivative of their
+  // own (norm, quantile), which the layer differentiates like in-place ops.
+  const Derivative* own = out_form ? derivative_for(op, false) : nullptr;
+  EMBER_CHECK(!out_form || (own && own->formula), NotImplementedError, "Trying to use forward AD with ",
+              torch_name(op), " that does not support it because it is an out= function");
   const bool in_place = !p.written.empty();
   p.rule = rule_of(op, in_place);
   if (!p.rule) {
