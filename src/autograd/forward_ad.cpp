@@ -311,14 +311,20 @@ std::vector<Tensor> jvp_from_vjp(const OpEntry& op, bool in_place, detail::Pendi
       for (const Tensor& t : std::get<std::vector<Tensor>>(v.value()))
         if (t.defined()) ks = ks | t.key_set();
   }
+  // An out= form runs as itself: its results are the arguments it writes.
+  std::vector<Tensor> produced;
+  const bool writes = f == &op && !p.written.empty();
+  if (writes)
+    for (size_t w : p.written) produced.push_back(st[w].tensor());
   const LocalDispatchKeySet& local = tls_local_dispatch_keys();
   f->call_boxed((ks | local.included) - local.excluded, st);
+  if (!writes)
+    for (const IValue& v : st)
+      if (v.is_tensor()) produced.push_back(v.tensor());
   std::vector<Tensor> ys, us;
   std::vector<size_t> where;
   size_t nres = 0;
-  for (const IValue& v : st) {
-    if (!v.is_tensor()) continue;
-    const Tensor& y = v.tensor();
+  for (const Tensor& y : produced) {
     if (y.defined() && requires_grad(y)) {
       ys.push_back(y);
       Tensor u = zeros_like(y);
