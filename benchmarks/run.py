@@ -152,6 +152,8 @@ from workloads_linalg_factor import WORKLOADS as _LINALG_FACTOR_WORKLOADS  # noq
 PY_WORKLOADS.update(_LINALG_FACTOR_WORKLOADS)
 from workloads_vmap import WORKLOADS as _VMAP_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_VMAP_WORKLOADS)
+from workloads_forward_ad import WORKLOADS as _FORWARD_AD_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_FORWARD_AD_WORKLOADS)
 
 
 def copy_bandwidth():

@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "autograd/forward_ad_impl.h"
 #include "autograd/meta.h"
 #include "autograd/view.h"
 #include "ember/dispatch.h"
@@ -82,6 +83,8 @@ bool has_any_derivative(const std::string& base) {
   return false;
 }
 }  // namespace
+
+const Derivative* derivative_for(const OpEntry& op, bool in_place) { return derivative_of(op, in_place); }
 
 bool has_derivative(const std::string& op) {
   return find_derivative(op) != nullptr || find_derivative(functional_name(op)) != nullptr;
@@ -216,6 +219,12 @@ class OpBackward : public Node {
     s_.results.reserve(results.size());
     for (const Tensor& r : results) s_.results.emplace_back(r, true, nullptr);
   }
+  // Forward AD set the results' tangents after they were saved: the saved aliases get them
+  // too, so that the formula's ops compute tangents (forward-over-reverse).
+  void attach_result_tangents(const std::vector<Tensor>& results) {
+    for (size_t i = 0; i < s_.results.size() && i < results.size(); ++i)
+      if (s_.results[i].data().defined()) forward_ad::detail::copy_tangent(results[i], s_.results[i].data());
+  }
   void release_saved() override {
     for (SavedTensor& t : s_.saved)
       if (t.defined()) t.release();
@@ -255,10 +264,10 @@ void check_inference_save(const SavedOp& s, int slot, const Tensor& t) {
 
 // A fresh result that takes no part in autograd drops the key it may have copied.
 void strip_key(const Tensor& t) {
-  if (t.defined() && !requires_grad(t)) t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+  if (t.defined() && !requires_grad(t) && !forward_ad::detail::get_tangent(t).defined()) t.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
 }
 
-void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
+void record_op(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   const auto& args = op.schema().arguments;
   const size_t nargs = std::min(args.size(), stack.size());
   bool any_requires = false;
@@ -392,6 +401,39 @@ void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   if (d && d->saves_result) node->save_results(results);
   if (written.size() == 1 && stack[written[0]].tensor().impl()->view_base() && node->first_slot(written[0]) >= 0)
     rebase_view_history(stack[written[0]].tensor(), node, static_cast<size_t>(node->first_slot(written[0])));
+}
+
+// Whether the op's formula saved its results (which then need the results' tangents).
+bool d_saves_results(const OpEntry& op, const forward_ad::detail::PendingJvp& p) {
+  const Derivative* d = derivative_of(op, !p.written.empty());
+  return d && d->saves_result && p.written.empty();
+}
+
+// Every op at the Autograd key: recorded for reverse mode, and, when a dual level is live and
+// an input has a tangent, given the tangents of its results (forward_ad.cpp). Without a live
+// level the forward part costs one relaxed load.
+void autograd_fallback(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
+  if (forward_ad::is_active()) [[unlikely]] {
+    forward_ad::detail::PendingJvp p;
+    if (forward_ad::detail::prepare(op, stack, p)) {
+      record_op(op, ks, stack);
+      forward_ad::detail::finish(op, stack, p);
+      if (d_saves_results(op, p)) {
+        for (IValue& v : stack) {
+          if (!v.is_tensor()) continue;
+          if (auto* n = dynamic_cast<OpBackward*>(grad_fn(v.tensor()).get())) {
+            std::vector<Tensor> results;
+            for (IValue& w : stack)
+              if (w.is_tensor()) results.push_back(w.tensor());
+            n->attach_result_tangents(results);
+            break;
+          }
+        }
+      }
+      return;
+    }
+  }
+  record_op(op, ks, stack);
 }
 
 }  // namespace
@@ -637,6 +679,7 @@ void rebase_view_history(const Tensor& w, const std::shared_ptr<Node>& fn, size_
 }  // namespace
 
 void record_view(const Tensor& base, const Tensor& view) {
+  const bool dual = forward_ad::detail::propagate_to_view(base, view);
   if (InferenceMode::is_enabled() && requires_grad(base) && !view.is_inference()) {
     AutogradMeta& m = materialize_meta(view);
     m.requires_grad = true;
@@ -644,7 +687,7 @@ void record_view(const Tensor& base, const Tensor& view) {
     return;
   }
   if (!requires_grad(base) || !GradMode::is_enabled()) {
-    view.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
+    if (!dual) view.impl()->remove_keys(DispatchKeySet(DispatchKey::Autograd));
     return;
   }
   std::shared_ptr<Node> node;

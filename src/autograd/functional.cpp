@@ -6,6 +6,7 @@
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/func.h"
+#include "ember/forward_ad.h"
 #include "ember/ops.h"
 
 namespace ember::autograd::functional {
@@ -314,8 +315,12 @@ std::pair<TensorOrTuple, TensorOrTuple> vjp(const Function& func, const TensorOr
   return results(outs, std::move(res), inputs.is_tuple, create_graph);
 }
 
-std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOrTuple& inputs,
-                                            const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
+namespace {
+// J v by the double-backward trick: strict mode's checks (which input an output is independent
+// of) need the reverse graph, so strict keeps PyTorch's own computation.
+std::pair<TensorOrTuple, TensorOrTuple> jvp_double_backward(const Function& func, const TensorOrTuple& inputs,
+                                                            const std::optional<TensorOrTuple>& v, bool create_graph,
+                                                            bool strict) {
   Forward f;
   Tensors seeds, grad_inputs;
   {
@@ -331,6 +336,35 @@ std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOr
   Tensors res = fill_in_zeros(grad_of(grad_inputs, seeds, f.vs, create_graph), f.outs.tensors, strict, create_graph,
                               Stage::kBackTrick);
   return results(f.outs, std::move(res), f.outs.is_tuple, create_graph);
+}
+}  // namespace
+
+std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOrTuple& inputs,
+                                            const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
+  if (strict) return jvp_double_backward(func, inputs, v, create_graph, strict);
+  // Forward mode: one pass of func on dual inputs whose tangents are v.
+  EnableGradGuard enable;
+  const Tensors ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/false);
+  Tensors vs = prepare_v(v, inputs, create_graph,
+                         "The vector v can only be None if the input to the user-provided function is a single Tensor "
+                         "with a single element.");
+  if (vs.empty()) vs.push_back(ones_like(ins[0]));
+  TensorOrTuple outs;
+  Tensors product;
+  {
+    forward_ad::DualLevel level;
+    Tensors duals;
+    for (size_t i = 0; i < ins.size(); ++i) duals.push_back(forward_ad::make_dual(ins[i], vs[i]));
+    TensorOrTuple dual_outs = func(duals);
+    outs.is_tuple = dual_outs.is_tuple;
+    for (const Tensor& o : dual_outs.tensors) {
+      forward_ad::UnpackedDual u = forward_ad::unpack_dual(o);
+      outs.tensors.push_back(u.primal);
+      product.push_back(u.tangent.defined() ? u.tangent : zeros_like(o));
+    }
+  }
+  AutoGradMode mode(create_graph || GradMode::is_enabled());
+  return results(outs, std::move(product), outs.is_tuple, create_graph);
 }
 
 Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create_graph, bool strict, bool vectorize,

@@ -29,6 +29,9 @@ struct AutogradMeta : AutogradMetaBase {
   // A view's: the version of its storage when its history was set. An in-place write on the
   // base or on another view changes the version, and the history is then regenerated.
   uint32_t view_version = 0;
+  // Forward AD: the tangent, and the generation of the dual level that set it (forward_ad.cpp).
+  Tensor fw_grad;
+  uint64_t fw_generation = 0;
 
   std::string print_suffix() const override {
     if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";
@@ -77,6 +80,7 @@ class SavedTensor {
   // Frees the tensor after a backward pass; unpacking it again then raises.
   void release() { data_ = Tensor(); }
   bool defined() const { return was_defined_; }
+  const Tensor& data() const { return data_; }  // forward AD gives a saved output its tangent
 
  private:
   Tensor data_;  // an input itself; an output as a detached alias (same storage)

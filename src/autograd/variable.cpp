@@ -2,6 +2,7 @@
 #include <atomic>
 #include <utility>
 
+#include "autograd/forward_ad_impl.h"
 #include "autograd/meta.h"
 #include "autograd/view.h"
 #include "ember/error.h"
@@ -333,6 +334,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   // An output gets its grad_fn back, so that a formula that uses it differentiates again.
   Tensor t = detach(data_);
   set_history(t, owner, output_nr_);
+  forward_ad::detail::copy_tangent(data_, t);  // forward-over-reverse reads the output's tangent
   return t;
 }
 

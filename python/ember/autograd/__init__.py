@@ -12,6 +12,7 @@ from .. import _C
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from . import functional  # noqa: F401
+from . import forward_ad  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Function",
            "once_differentiable", "gradcheck", "gradgradcheck", "inference_mode", "detect_anomaly",
