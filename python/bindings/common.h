@@ -269,6 +269,7 @@ void init_benchmark(PyObject* m);  // callgrind client requests (benchmark.cpp)
 void init_autograd(PyObject* m);   // requires_grad, grad, backward (autograd.cpp)
 void init_serialize(PyObject* m);  // _save, _load_fd, ... for ember.save/load (serialize.cpp)
 void init_data(PyObject* m);       // _read_idx for ember.utils.data.read_idx (data.cpp)
+void init_fx(PyObject* m);         // ember._C._fx: Graph and Node of ember.fx (fx.cpp)
 // Exposes every dispatcher op that no hand-written binding covers (generic.cpp); runs last.
 void init_generic_ops(PyObject* m);
 

@@ -99,6 +99,7 @@ PYBIND11_MODULE(_C, m) {
     init_autograd(mod);
     init_serialize(mod);
     init_data(mod);
+    init_fx(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
     linalg_error_type = PyErr_NewException("ember.linalg.LinAlgError", PyExc_RuntimeError, nullptr);
     if (!linalg_error_type || PyModule_AddObjectRef(mod, "LinAlgError", linalg_error_type) < 0)
