@@ -235,6 +235,23 @@ class Graph : public std::enable_shared_from_this<Graph> {
   std::unordered_map<std::string, int64_t> name_counters_;
 };
 
+// ---------------------------------------------------------------- JSON and C++ source
+// Opaque values (Python objects) are written through an encoder that turns them into plain
+// Args and read back through a decoder (the Python layer supplies both); without one they are
+// a ValueError.
+using OpaqueEncoder = std::function<Arg(const Opaque&)>;
+using OpaqueDecoder = std::function<Arg(const Arg&)>;
+constexpr int64_t kGraphJsonVersion = 1;
+std::string graph_to_json(const Graph& g, const OpaqueEncoder& enc = {});
+// ValueError for malformed JSON, another format, a newer version, or a graph that fails lint.
+std::shared_ptr<Graph> graph_from_json(std::string_view text, const OpaqueDecoder& dec = {});
+
+// C++ source of `std::vector<ember::Tensor> <name>(const std::vector<ember::Tensor>& inputs,
+// const ember::fx::Attributes& attrs)` running the graph's call_function nodes as dispatcher ops
+// (targets are op names such as "add.Tensor"; get_attr reads attrs). Compile it against
+// include/ and link libember. ValueError for other opcodes or opaque arguments.
+std::string graph_to_cpp(const Graph& g, const std::string& function_name = "forward");
+
 // The distinct ops a graph calls (call_function targets, then call_method names prefixed
 // "Tensor."), sorted: what a runtime must provide to execute it.
 std::vector<std::string> operator_list(const Graph& g);

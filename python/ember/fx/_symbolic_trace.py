@@ -91,11 +91,14 @@ def _autowrap_targets():
     hand-written C functions (the generic ops use the __ember_function__ protocol)."""
     import ember
     out = []
-    for mod in (ember, ember.nn.functional, ember.special, ember.fft, ember.linalg):
+    from ember import _C
+    for mod in (ember, ember.nn.functional, ember.special, ember.fft, ember.linalg, _C):
         for name, fn in list(vars(mod).items()):
             if name.startswith("__") or isinstance(fn, type):
                 continue
-            if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+            # ember._C's functions: the Python layers (ember.nn.functional) call them by module
+            # attribute, and so reach the wrapper too.
+            if isinstance(fn, types.BuiltinFunctionType) or (mod is not _C and isinstance(fn, types.FunctionType)):
                 out.append((mod, name, fn))
     return out
 
@@ -161,7 +164,7 @@ class Tracer:
             qualname = self._tensor_names.get(id(a))
             if qualname is None:
                 i = 0
-                while hasattr(self.root, f"_tensor_constant{i}"):
+                while hasattr(self.root, f"_tensor_constant{i}") or f"_tensor_constant{i}" in self._constant_tensors:
                     i += 1
                 qualname = f"_tensor_constant{i}"
                 self._constant_tensors[qualname] = a

@@ -120,8 +120,7 @@ class _CodeGen:
             callee = f"{r(args[0])}.{node.target}"
             args = args[1:]
         else:  # call_module
-            callee = "self" + "".join(f".{p}" if p.isidentifier() else f"[{p!r}]" for p in
-                                      _module_path(node.target))
+            callee = _attr_path("self", node.target)
         parts = [r(a) for a in args] + [f"{k} = {r(v)}" for k, v in kwargs.items()]
         return f"{callee}({', '.join(parts)})"
 
@@ -163,7 +162,7 @@ class _CodeGen:
                 body.append(f"return {self.render(n.args[0])}")
                 break
             if n.op == "get_attr":
-                expr = "self" + "".join(f".{p}" if p.isidentifier() else f"[{p!r}]" for p in _module_path(n.target))
+                expr = _attr_path("self", n.target)
             else:
                 expr = self.call_expr(n)
             line = f"{n.name} = {expr}"
@@ -178,8 +177,13 @@ class _CodeGen:
         return src, self.globals
 
 
-def _module_path(target):
-    return target.split(".")
+def _attr_path(base, target):
+    """'self.layer1.conv' for "layer1.conv"; atoms that are not identifiers ("0") go through
+    getattr: getattr(self.layer1, '0')."""
+    expr = base
+    for atom in target.split("."):
+        expr = f"{expr}.{atom}" if atom.isidentifier() and not keyword.iskeyword(atom) else f"getattr({expr}, {atom!r})"
+    return expr
 
 
 def python_code(graph):

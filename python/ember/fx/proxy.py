@@ -58,12 +58,12 @@ class Proxy:
         # `a, b = proxy`: the unpacking's length is in the caller's bytecode.
         frame = _user_frame()
         if frame is not None:
-            insts = list(dis.get_instructions(frame.f_code))
-            for i, inst in enumerate(insts):
-                if inst.offset == frame.f_lasti and i + 1 < len(insts):
-                    nxt = insts[i + 1]
-                    if nxt.opname == "UNPACK_SEQUENCE":
-                        return iter([self[j] for j in range(nxt.argval)])
+            # UNPACK_SEQUENCE itself calls __iter__, so it is the frame's current instruction.
+            for inst in dis.get_instructions(frame.f_code):
+                if inst.offset == frame.f_lasti:
+                    if inst.opname == "UNPACK_SEQUENCE":
+                        return iter([self[j] for j in range(inst.argval)])
+                    break
         _raise_trace_error("Proxy object cannot be iterated. This can be attempted when the Proxy is used in a "
                            "loop or as a *args or **kwargs function argument. See the ember.fx docs on "
                            "docs/FX.md for a more detailed explanation of what types of control flow can be "
