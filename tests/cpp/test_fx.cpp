@@ -1,6 +1,7 @@
 // ember::fx graph IR: building, editing, copying, DCE, lint.
 #include <gtest/gtest.h>
 
+#include "ember/error.h"
 #include "ember/fx.h"
 
 namespace fx = ember::fx;

@@ -5,10 +5,23 @@ from .graph_module import GraphModule, _fetch
 from .proxy import Proxy
 
 
+_NO_NODES, _FLAT, _NESTED = 0, 1, 2
+
+
 def _plan(node):
-    """(op, target, args, kwargs, has_nodes): the node read once, since reading it through the
-    C++ binding converts the whole argument tree."""
-    return node.op, node.target, node.args, node.kwargs, bool(node.all_input_nodes)
+    """(op, target, args, kwargs, mode): the node read once, since reading it through the C++
+    binding converts the whole argument tree. mode says how to fetch the arguments: none are
+    nodes, the args are a flat tuple (and kwargs hold no nodes), or a general walk."""
+    args, kwargs = node.args, node.kwargs
+    if not node.all_input_nodes:
+        mode = _NO_NODES
+    elif all(type(a) is not tuple and type(a) is not list and type(a) is not dict and type(a) is not slice
+             for a in args) and not any(type(v) is Node or type(v) in (tuple, list, dict, slice)
+                                        for v in kwargs.values()):
+        mode = _FLAT
+    else:
+        mode = _NESTED
+    return node.op, node.target, args, kwargs, mode
 
 
 class Interpreter:
@@ -24,38 +37,43 @@ class Interpreter:
         self._plans = {n: _plan(n) for n in self._nodes}
         self._output = next((n for n in self._nodes if n.op == "output"), None)
         # Values to drop after each node: those whose last use it is.
-        self._free_after = {}
+        free_after = {}
         if garbage_collect_values:
             last = {}
             for n in self._nodes:
                 for i in n.all_input_nodes:
                     last[i] = n
             for v, user in last.items():
-                self._free_after.setdefault(user, []).append(v)
+                free_after.setdefault(user, []).append(v)
+        self._schedule = [(n, tuple(free_after.get(n, ()))) for n in self._nodes]
 
     def run(self, *args, initial_env=None, enable_io_processing=True):
-        self.env = dict(initial_env) if initial_env else {}
+        self.env = env = dict(initial_env) if initial_env else {}
         self.args_iter = iter(args)
-        env = self.env
-        free = self._free_after
-        for n in self._nodes:
+        run_node = self.run_node
+        output = self._output
+        for n, dead in self._schedule:
             if n in env:
                 continue
-            env[n] = self.run_node(n)
-            dead = free.get(n)
-            if dead:
-                for v in dead:
-                    env.pop(v, None)
-            if n is self._output:
-                return env[n]
+            value = env[n] = run_node(n)
+            if n is output:
+                return value
+            for v in dead:
+                env.pop(v, None)
         return None
 
     def run_node(self, n):
         plan = self._plans.get(n)
         if plan is None:
             plan = self._plans[n] = _plan(n)
-        op, target, args, kwargs, has_nodes = plan
-        if has_nodes:
+        op, target, args, kwargs, mode = plan
+        if mode == _FLAT:
+            env = self.env
+            try:
+                args = tuple([env[a] if type(a) is Node else a for a in args])
+            except KeyError:
+                args = self.map_nodes_to_values(args, n)
+        elif mode == _NESTED:
             args = self.map_nodes_to_values(args, n)
             kwargs = self.map_nodes_to_values(kwargs, n)
         return getattr(self, op)(target, args, kwargs)
@@ -95,8 +113,8 @@ class Interpreter:
         plan = self._plans.get(n)
         if plan is None:
             plan = self._plans[n] = _plan(n)
-        _, _, args, kwargs, has_nodes = plan
-        if not has_nodes:
+        _, _, args, kwargs, mode = plan
+        if mode == _NO_NODES:
             return args, kwargs
         return self.map_nodes_to_values(args, n), self.map_nodes_to_values(kwargs, n)
 
