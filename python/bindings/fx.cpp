@@ -466,6 +466,25 @@ void init_fx(PyObject* m) {
       .def("__str__", &Graph::str)
       .def("operator_list", &fx::operator_list);
 
+  // JSON: Python values inside the graph go through ember.fx.graph._json_encode/_json_decode.
+  mod.def("graph_to_json", [](const Graph& g) {
+    pyb::object encode = pyb::module_::import("ember.fx.graph").attr("_json_encode");
+    return fx::graph_to_json(g, [&](const fx::Opaque& o) -> Arg {
+      auto* p = dynamic_cast<const PyObjectOpaque*>(&o);
+      EMBER_CHECK(p, ValueError, "fx JSON: cannot serialize ", o.repr());
+      Arg a = to_arg(encode(pyb::handle(p->obj)));
+      return a;
+    });
+  });
+  mod.def("graph_from_json", [](const std::string& text) {
+    pyb::object decode = pyb::module_::import("ember.fx.graph").attr("_json_decode");
+    return fx::graph_from_json(text, [&](const Arg& a) -> Arg {
+      pyb::object v = decode(from_arg(a));
+      return Arg(opaque_of(v.ptr()));
+    });
+  });
+  mod.def("graph_to_cpp", &fx::graph_to_cpp, pyb::arg("graph"), pyb::arg("function_name") = "forward");
+
   mod.def("_is_reserved_name", [](const std::string& s) { return Graph::is_reserved_name(s); });
 }
 

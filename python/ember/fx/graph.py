@@ -229,3 +229,84 @@ def _eliminate_dead_code(self):
 
 _fx.Graph._eliminate_dead_code_cpp = _fx.Graph.eliminate_dead_code
 Graph.eliminate_dead_code = _eliminate_dead_code
+
+
+# ---------------------------------------------------------------- JSON
+def _resolve(path):
+    """The object named by a dotted path such as 'ember.nn.functional.relu'."""
+    import importlib
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for p in parts[i:]:
+            obj = getattr(obj, p)
+        return obj
+    if len(parts) == 1 and hasattr(builtins, path):
+        return getattr(builtins, path)
+    raise ValueError(f"fx JSON: cannot resolve {path!r}")
+
+
+def _callable_path(fn):
+    path = _ember_path(fn)
+    if path is None:
+        mod, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+        if mod and qual and "<" not in qual:
+            path = f"{mod}.{qual}"
+    if path is not None and "." not in path:
+        return path  # a builtin
+    try:
+        if path is not None and _resolve(path) is fn:
+            return path
+    except (ValueError, AttributeError):
+        pass
+    raise ValueError(f"fx JSON: cannot serialize {fn!r}: it is not reachable by an importable name")
+
+
+def _json_encode(obj):
+    """A JSON-able stand-in for a Python value inside a graph (the C++ writer calls this)."""
+    if type(obj) is slice:
+        return {"slice": [obj.start, obj.stop, obj.step]}
+    if obj is Ellipsis:
+        return {"ellipsis": True}
+    if type(obj) is complex:
+        return {"complex": [obj.real, obj.imag]}
+    if type(obj) is int:  # beyond int64
+        return {"bigint": str(obj)}
+    if callable(obj):
+        return {"callable": _callable_path(obj)}
+    raise ValueError(f"fx JSON: cannot serialize a value of type {type(obj).__name__}: {obj!r}")
+
+
+def _json_decode(v):
+    if type(v) is dict and len(v) == 1:
+        (tag, payload), = v.items()
+        if tag == "slice" and type(payload) is list and len(payload) == 3:
+            return slice(*payload)
+        if tag == "ellipsis":
+            return Ellipsis
+        if tag == "complex" and type(payload) is list and len(payload) == 2:
+            return complex(*payload)
+        if tag == "bigint" and type(payload) is str:
+            return int(payload)
+        if tag == "callable" and type(payload) is str:
+            return _resolve(payload)
+    raise ValueError(f"fx JSON: malformed opaque value {v!r}")
+
+
+def graph_to_json(graph):
+    """The graph as JSON text (schema "ember.fx.graph", version 1): exact round trips through
+    graph_from_json."""
+    return _fx.graph_to_json(graph)
+
+
+def graph_from_json(text):
+    """A Graph from graph_to_json's text; ValueError for malformed input or a newer version."""
+    return _fx.graph_from_json(text)
+
+
+def graph_to_cpp(graph, function_name="forward"):
+    """C++ source of a function running the graph through the dispatcher (see ember/fx.h)."""
+    return _fx.graph_to_cpp(graph, function_name)
