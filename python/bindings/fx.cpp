@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "ember/fx.h"
+#include "ember/fx/trace.h"
 
 namespace ember::py {
 
@@ -484,6 +485,48 @@ void init_fx(PyObject* m) {
     });
   });
   mod.def("graph_to_cpp", &fx::graph_to_cpp, pyb::arg("graph"), pyb::arg("function_name") = "forward");
+
+  // The C++ tracer on a Python function: every dispatched op it runs is recorded.
+  mod.def(
+      "trace_dispatch",
+      [](pyb::object fn, pyb::sequence example_inputs, std::vector<std::string> names) {
+        std::vector<Tensor> in;
+        for (pyb::handle h : example_inputs) {
+          EMBER_CHECK(is_tensor(h.ptr()), TypeError, "trace_dispatch(): example inputs must be tensors");
+          in.push_back(unwrap(h.ptr()));
+        }
+        fx::TraceResult r = fx::trace(
+            [&](const std::vector<Tensor>& proxies) {
+              pyb::list args;
+              for (const Tensor& t : proxies) args.append(pyb::reinterpret_steal<pyb::object>(wrap(t)));
+              pyb::object out = fn(*args);
+              std::vector<Tensor> outs;
+              auto take = [&](pyb::handle h) {
+                EMBER_CHECK(is_tensor(h.ptr()), TypeError, "trace_dispatch(): the function must return tensors, not ",
+                            type_name(h.ptr()));
+                outs.push_back(unwrap(h.ptr()));
+              };
+              if (PyTuple_Check(out.ptr()) || PyList_Check(out.ptr()))
+                for (pyb::handle h : out) take(h);
+              else
+                take(out);
+              return outs;
+            },
+            in, {}, names);
+        pyb::dict attrs;
+        for (const auto& [k, v] : r.attributes) attrs[pyb::str(k)] = pyb::reinterpret_steal<pyb::object>(wrap(v));
+        return pyb::make_tuple(r.graph, attrs);
+      },
+      pyb::arg("fn"), pyb::arg("example_inputs"), pyb::arg("input_names") = std::vector<std::string>{});
+  mod.def("run_graph", [](const Graph& g, pyb::sequence inputs, pyb::dict attrs) {
+    std::vector<Tensor> in;
+    for (pyb::handle h : inputs) in.push_back(unwrap(h.ptr()));
+    fx::Attributes a;
+    for (auto kv : attrs) a.emplace(kv.first.cast<std::string>(), unwrap(kv.second.ptr()));
+    pyb::list out;
+    for (const Tensor& t : fx::run_graph(g, in, a)) out.append(pyb::reinterpret_steal<pyb::object>(wrap(t)));
+    return out;
+  });
 
   mod.def("_is_reserved_name", [](const std::string& s) { return Graph::is_reserved_name(s); });
 }

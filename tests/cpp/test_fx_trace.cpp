@@ -66,7 +66,7 @@ TEST(FxTrace, ViewsInPlaceAndMultipleResults) {
   fx::TraceResult r = fx::trace(f, {x});
   auto t = fx_targets(*r.graph);
   EXPECT_EQ(t.front(), "as_strided");
-  EXPECT_NE(std::find(t.begin(), t.end(), "mul_.Scalar"), t.end());
+  EXPECT_TRUE(std::any_of(t.begin(), t.end(), [](const std::string& s) { return s.rfind("mul_", 0) == 0; }));
   EXPECT_NE(std::find(t.begin(), t.end(), "getitem"), t.end());
   std::vector<Tensor> want = f({x});
   std::vector<Tensor> got = fx::run_graph(*r.graph, {x}, r.attributes);
@@ -104,7 +104,7 @@ TEST(FxTrace, JsonRoundTripIsExact) {
   EXPECT_EQ(fx::graph_to_json(*back), text);
   EXPECT_EQ(back->str(), r.graph->str());
   Tensor x = ember::randn({3, 2});
-  EXPECT_TRUE(fx_same(fx::run_graph(*back, {x})[0], f({x})[0]));
+  EXPECT_TRUE(fx_same(fx::run_graph(*back, {x}, r.attributes)[0], f({x})[0]));
 }
 
 TEST(FxTrace, JsonRejectsBadInput) {
