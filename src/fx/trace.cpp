@@ -246,79 +246,151 @@ Stack call_op(std::string_view full_name, Stack args) {
   return args;
 }
 
-std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs, const Attributes& attributes) {
-  std::unordered_map<const Node*, Stack> env;
+IValue Interpreter::value(const Node* n) const {
+  const Stack& s = env_.at(n);
+  EMBER_CHECK(s.size() == 1, RuntimeError, "fx::Interpreter: node '", n->name(), "' has ", s.size(),
+              " results; read them with getitem");
+  return s[0];
+}
+
+Stack Interpreter::placeholder(const Node&, const Tensor& input) { return {IValue(input)}; }
+
+Stack Interpreter::get_attr(const Node& n) {
+  auto it = attributes_.find(n.target());
+  EMBER_CHECK(it != attributes_.end(), RuntimeError, "fx::Interpreter: node '", n.name(), "' reads attribute '",
+              n.target(), "', which was not given");
+  return {IValue(it->second)};
+}
+
+Stack Interpreter::call_function(const Node& n, Stack args) {
+  Stack out = call_op(n.target(), std::move(args));
+  const OpEntry* op = Dispatcher::get().find(n.target());
+  std::vector<size_t> written;
+  const auto& sa = op->schema().arguments;
+  for (size_t i = 0; i < sa.size(); ++i)
+    if (sa[i].is_write) written.push_back(i);
+  if (written.empty()) return out;
+  Stack res;  // in-place and out= ops: the written arguments
+  for (size_t i : written) res.push_back(out[i]);
+  return res;
+}
+
+Stack Interpreter::call_method(const Node& n, Stack args) {
+  EMBER_CHECK(n.target() == "as_strided" && args.size() == 4, ValueError, "fx::Interpreter: method '", n.target(),
+              "' of node '", n.name(), "' is not supported");
+  return {IValue(args[0].tensor().as_strided(args[1].get<std::vector<int64_t>>(), args[2].get<std::vector<int64_t>>(),
+                                             args[3].get<int64_t>()))};
+}
+
+Stack Interpreter::call_module(const Node& n, Stack) {
+  EMBER_FAIL(ValueError, "fx::Interpreter: call_module node '", n.name(), "' needs the Python Interpreter");
+}
+
+std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs) {
+  env_.clear();
   size_t next_input = 0;
-  auto value = [&](Node* n) -> IValue {
-    const Stack& s = env.at(n);
-    EMBER_CHECK(s.size() == 1, RuntimeError, "fx::run_graph(): node '", n->name(), "' has ", s.size(),
-                " results; use getitem");
-    return s[0];
-  };
-  for (const Node* n : g.nodes()) {
+  auto val = [&](Node* x) { return value(x); };
+  for (const Node* n : graph_.nodes()) {
     switch (n->op()) {
       case Opcode::Placeholder:
-        EMBER_CHECK(next_input < inputs.size(), ValueError, "fx::run_graph(): missing input '", n->target(), "'");
-        env[n] = {IValue(inputs[next_input++])};
+        EMBER_CHECK(next_input < inputs.size(), ValueError, "fx::Interpreter: missing input '", n->target(), "'");
+        env_[n] = placeholder(*n, inputs[next_input++]);
         break;
-      case Opcode::GetAttr: {
-        auto it = attributes.find(n->target());
-        EMBER_CHECK(it != attributes.end(), RuntimeError, "fx::run_graph(): node '", n->name(),
-                    "' reads attribute '", n->target(), "', which was not given");
-        env[n] = {IValue(it->second)};
+      case Opcode::GetAttr:
+        env_[n] = get_attr(*n);
         break;
-      }
       case Opcode::CallFunction: {
         if (n->target() == "getitem") {
-          Node* src = n->args().at(0).to_node();
-          const Stack& s = env.at(src);
-          int64_t i = n->args().at(1).to_int();
-          if (s.size() == 1 && s[0].is_tensor_list()) env[n] = {IValue(std::get<std::vector<Tensor>>(s[0].value()).at(i))};
-          else env[n] = {s.at(i)};
+          const Stack& s = env_.at(n->args().at(0).to_node());
+          const int64_t i = n->args().at(1).to_int();
+          if (s.size() == 1 && s[0].is_tensor_list()) env_[n] = {IValue(std::get<std::vector<Tensor>>(s[0].value()).at(i))};
+          else env_[n] = {s.at(i)};
           break;
         }
         const OpEntry* op = Dispatcher::get().find(n->target());
-        EMBER_CHECK(op && op->is_defined(), ValueError, "fx::run_graph(): node '", n->name(), "' calls unknown op '",
+        EMBER_CHECK(op && op->is_defined(), ValueError, "fx::Interpreter: node '", n->name(), "' calls unknown op '",
                     n->target(), "'");
-        Stack args = box_arguments(*op, *n, value);
-        Stack out = call_op(n->target(), args);
-        std::vector<size_t> written;
-        const auto& sa = op->schema().arguments;
-        for (size_t i = 0; i < sa.size(); ++i)
-          if (sa[i].is_write) written.push_back(i);
-        if (!written.empty()) {
-          Stack res;
-          for (size_t i : written) res.push_back(out[i]);
-          out = std::move(res);
+        env_[n] = call_function(*n, box_arguments(*op, *n, val));
+        break;
+      }
+      case Opcode::CallMethod:
+      case Opcode::CallModule: {
+        Stack args;
+        for (const Arg& a : n->args()) {
+          if (a.is_node()) args.push_back(value(a.to_node()));
+          else if (a.kind() == Arg::Kind::Int) args.push_back(IValue(a.to_int()));
+          else if (a.kind() == Arg::Kind::List) {
+            std::vector<int64_t> l;
+            for (const Arg& x : a.items()) l.push_back(x.to_int());
+            args.push_back(IValue(std::move(l)));
+          } else {
+            EMBER_FAIL(ValueError, "fx::Interpreter: unsupported argument of node '", n->name(), "'");
+          }
         }
-        env[n] = std::move(out);
+        env_[n] = n->op() == Opcode::CallMethod ? call_method(*n, std::move(args)) : call_module(*n, std::move(args));
         break;
       }
-      case Opcode::CallMethod: {
-        EMBER_CHECK(n->target() == "as_strided" && n->args().size() == 4, ValueError, "fx::run_graph(): method '",
-                    n->target(), "' of node '", n->name(), "' is not supported");
-        Tensor base = value(n->args()[0].to_node()).tensor();
-        std::vector<int64_t> sizes, strides;
-        for (const Arg& a : n->args()[1].items()) sizes.push_back(a.to_int());
-        for (const Arg& a : n->args()[2].items()) strides.push_back(a.to_int());
-        env[n] = {IValue(base.as_strided(sizes, strides, n->args()[3].to_int()))};
-        break;
-      }
-      case Opcode::CallModule:
-        EMBER_FAIL(ValueError, "fx::run_graph(): call_module node '", n->name(), "' needs the Python Interpreter");
       case Opcode::Output: {
         std::vector<Tensor> outs;
         const Arg& a = n->args().at(0);
-        auto take = [&](const Arg& x) {
-          outs.push_back(x.is_none() ? Tensor() : value(x.to_node()).tensor());
-        };
+        auto take = [&](const Arg& x) { outs.push_back(x.is_none() ? Tensor() : value(x.to_node()).tensor()); };
         if (a.is_sequence()) for (const Arg& x : a.items()) take(x);
         else take(a);
         return outs;
       }
     }
   }
-  EMBER_FAIL(ValueError, "fx::run_graph(): the graph has no output node");
+  EMBER_FAIL(ValueError, "fx::Interpreter: the graph has no output node");
+}
+
+std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs, const Attributes& attributes) {
+  return Interpreter(g, attributes).run(inputs);
+}
+
+// ---------------------------------------------------------------- Transformer
+Node* Transformer::placeholder(Graph& out, const Node& n, std::vector<Arg> args) {
+  return out.create_node(Opcode::Placeholder, n.target(), std::move(args), {}, n.name(), n.type);
+}
+Node* Transformer::get_attr(Graph& out, const Node& n) {
+  return out.create_node(Opcode::GetAttr, n.target(), {}, {}, n.name(), n.type);
+}
+Node* Transformer::call_function(Graph& out, const Node& n, std::vector<Arg> args, Kwargs kwargs) {
+  return out.create_node(Opcode::CallFunction, n.target(), std::move(args), std::move(kwargs), n.name(), n.type,
+                         n.target_object());
+}
+Node* Transformer::call_method(Graph& out, const Node& n, std::vector<Arg> args, Kwargs kwargs) {
+  return out.create_node(Opcode::CallMethod, n.target(), std::move(args), std::move(kwargs), n.name(), n.type);
+}
+Node* Transformer::call_module(Graph& out, const Node& n, std::vector<Arg> args, Kwargs kwargs) {
+  return out.create_node(Opcode::CallModule, n.target(), std::move(args), std::move(kwargs), n.name(), n.type);
+}
+
+std::shared_ptr<Graph> Transformer::transform() {
+  auto out = std::make_shared<Graph>();
+  std::unordered_map<const Node*, Node*> env;
+  auto map = [&](Node* x) -> Arg { return env.at(x); };
+  for (const Node* n : graph_.nodes()) {
+    std::vector<Arg> args;
+    for (const Arg& a : n->args()) args.push_back(a.map_nodes(map));
+    Kwargs kw;
+    for (const auto& [k, v] : n->kwargs()) kw.emplace_back(k, v.map_nodes(map));
+    Node* m = nullptr;
+    switch (n->op()) {
+      case Opcode::Placeholder: m = placeholder(*out, *n, std::move(args)); break;
+      case Opcode::GetAttr: m = get_attr(*out, *n); break;
+      case Opcode::CallFunction: m = call_function(*out, *n, std::move(args), std::move(kw)); break;
+      case Opcode::CallMethod: m = call_method(*out, *n, std::move(args), std::move(kw)); break;
+      case Opcode::CallModule: m = call_module(*out, *n, std::move(args), std::move(kw)); break;
+      case Opcode::Output: m = out->output(std::move(args.at(0)), n->type); break;
+    }
+    if (m && m != env[n]) {
+      if (!m->shape) m->shape = n->shape;
+      if (!m->dtype) m->dtype = n->dtype;
+    }
+    env[n] = m;
+  }
+  out->lint();
+  return out;
 }
 
 }  // namespace ember::fx

@@ -146,3 +146,37 @@ TEST(FxTrace, GeneratedCppNamesEveryArgument) {
   g.output(g.call_module("lin", {g.placeholder("x")}));
   EXPECT_THROW(fx::graph_to_cpp(g), ember::ValueError);
 }
+
+namespace {
+// Counts the ops it runs.
+struct CountingInterpreter : fx::Interpreter {
+  using fx::Interpreter::Interpreter;
+  int calls = 0;
+  ember::Stack call_function(const fx::Node& n, ember::Stack args) override {
+    ++calls;
+    return fx::Interpreter::call_function(n, std::move(args));
+  }
+};
+// relu -> sigmoid.
+struct ReluToSigmoid : fx::Transformer {
+  using fx::Transformer::Transformer;
+  fx::Node* call_function(fx::Graph& out, const fx::Node& n, std::vector<fx::Arg> args, fx::Kwargs kw) override {
+    if (n.target() == "relu") return out.call_function("sigmoid", std::move(args), std::move(kw));
+    return fx::Transformer::call_function(out, n, std::move(args), std::move(kw));
+  }
+};
+}  // namespace
+
+TEST(FxTrace, InterpreterAndTransformerSubclasses) {
+  auto f = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{ember::relu(in[0] * in[0]).exp()}; };
+  Tensor x = ember::randn({4});
+  fx::TraceResult r = fx::trace(f, {x});
+  CountingInterpreter interp(*r.graph, r.attributes);
+  EXPECT_TRUE(fx_same(interp.run({x})[0], f({x})[0]));
+  EXPECT_EQ(interp.calls, 3);
+  auto g2 = ReluToSigmoid(*r.graph).transform();
+  EXPECT_EQ(fx_targets(*g2), (std::vector<std::string>{"mul.Tensor", "sigmoid", "exp"}));
+  EXPECT_TRUE(fx_same(fx::run_graph(*g2, {x}, r.attributes)[0], ember::sigmoid(x * x).exp()));
+  // The identity Transformer reproduces the graph.
+  EXPECT_EQ(fx::Transformer(*r.graph).transform()->str(), r.graph->str());
+}

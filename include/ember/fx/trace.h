@@ -43,7 +43,49 @@ TraceResult trace(const std::function<std::vector<Tensor>(const std::vector<Tens
 // names.
 TraceResult trace_module(nn::Module& module, const std::vector<Tensor>& example_inputs);
 
-// Runs a graph (call_function targets are op names) eagerly: the C++ Interpreter.
+// Runs a graph whose call_function targets are op names, node by node. Subclass and override
+// an opcode's method to change how its nodes run; each returns the node's results (one value
+// for most nodes; several for ops with several results, read by getitem nodes).
+class Interpreter {
+ public:
+  explicit Interpreter(const Graph& g, Attributes attributes = {}) : graph_(g), attributes_(std::move(attributes)) {}
+  virtual ~Interpreter() = default;
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+
+ protected:
+  virtual Stack placeholder(const Node& n, const Tensor& input);
+  virtual Stack get_attr(const Node& n);
+  // args: boxed by the op's schema, one per schema argument.
+  virtual Stack call_function(const Node& n, Stack args);
+  virtual Stack call_method(const Node& n, Stack args);
+  virtual Stack call_module(const Node& n, Stack args);
+  // The value of a node's (single) result.
+  IValue value(const Node* n) const;
+
+  const Graph& graph_;
+  Attributes attributes_;
+  std::unordered_map<const Node*, Stack> env_;
+};
+
+// Rebuilds a graph node by node; override an opcode's method to emit something else. Each
+// gets the node and its args/kwargs already mapped into the new graph.
+class Transformer {
+ public:
+  explicit Transformer(const Graph& g) : graph_(g) {}
+  virtual ~Transformer() = default;
+  std::shared_ptr<Graph> transform();
+
+ protected:
+  virtual Node* placeholder(Graph& out, const Node& n, std::vector<Arg> args);
+  virtual Node* get_attr(Graph& out, const Node& n);
+  virtual Node* call_function(Graph& out, const Node& n, std::vector<Arg> args, Kwargs kwargs);
+  virtual Node* call_method(Graph& out, const Node& n, std::vector<Arg> args, Kwargs kwargs);
+  virtual Node* call_module(Graph& out, const Node& n, std::vector<Arg> args, Kwargs kwargs);
+
+  const Graph& graph_;
+};
+
+// Interpreter(g, attributes).run(inputs).
 std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs, const Attributes& attributes = {});
 
 // Runs one op by its full name on boxed arguments (all of the schema's, in order); returns the
