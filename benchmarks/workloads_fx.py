@@ -7,7 +7,7 @@ torch runs torch.fx and torch.fx.experimental.optimization.fuse):
   fx_interp_mlp              Interpreter.run of a 64-node elementwise chain on a 1-element tensor
 
 Run this file directly for the three must-reach figures of ember alone:
-  PYTHONPATH=build/python python3 benchmarks/workloads_fx.py
+  PYTHONPATH=build/python python3 benchmarks/workloads_fx.py [--threads N]
 """
 import time
 
@@ -150,8 +150,14 @@ def _best(fn, repeat, number):
 
 
 def main():
+    import argparse
     import ember
     import ember.fx  # noqa: F401
+    ap = argparse.ArgumentParser(description="ember.fx must-reach figures")
+    ap.add_argument("--threads", type=int, default=None, help="intra-op threads (default: all cores)")
+    opts = ap.parse_args()
+    if opts.threads:
+        ember.set_num_threads(opts.threads)
     t_trace = _best(make_trace_resnet18(ember), 7, 3)
     eager = _best(make_resnet18_eager(ember), 7, 3)
     fused = _best(make_resnet18_fused(ember), 7, 3)
