@@ -138,17 +138,17 @@ pyb::object from_arg(const Arg& a) {
     case Arg::Kind::List: {
       pyb::list l;
       for (const Arg& e : a.items()) l.append(from_arg(e));
-      return std::move(l);
+      return l;
     }
     case Arg::Kind::Tuple: {
       pyb::tuple t(a.items().size());
       for (size_t i = 0; i < a.items().size(); ++i) t[i] = from_arg(a.items()[i]);
-      return std::move(t);
+      return t;
     }
     case Arg::Kind::Dict: {
       pyb::dict d;
       for (size_t i = 0; i < a.items().size(); ++i) d[pyb::str(a.keys()[i])] = from_arg(a.items()[i]);
-      return std::move(d);
+      return d;
     }
   }
   return pyb::none();

@@ -168,7 +168,8 @@ bool is_tracing() { return tls_trace != nullptr; }
 
 void record_view(const Tensor& base, const Tensor& view) {
   TraceState* st = tls_trace;
-  if (!st) return;
+  // Views made inside an op's kernels (below the Trace layer) are part of that op.
+  if (!st || tls_local_dispatch_keys().excluded.has(DispatchKey::Trace)) return;
   EMBER_CHECK(view.dtype() == base.dtype(), NotImplementedError,
               "fx trace: views that reinterpret the element type (view(dtype), view_as_real) cannot be recorded");
   Node* b = st->node_of(base, nullptr);
