@@ -138,6 +138,8 @@ from workloads_rnn import WORKLOADS as _RNN_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_RNN_WORKLOADS)
 from workloads_attention import WORKLOADS as _ATTENTION_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_ATTENTION_WORKLOADS)
+from workloads_fx import WORKLOADS as _FX_WORKLOADS  # noqa: E402
+PY_WORKLOADS.update(_FX_WORKLOADS)
 from workloads_sample import WORKLOADS as _SAMPLE_WORKLOADS  # noqa: E402
 PY_WORKLOADS.update(_SAMPLE_WORKLOADS)
 from workloads_optim import WORKLOADS as _OPTIM_WORKLOADS  # noqa: E402

@@ -271,6 +271,7 @@ void init_serialize(PyObject* m);  // _save, _load_fd, ... for ember.save/load (
 void init_data(PyObject* m);       // _read_idx for ember.utils.data.read_idx (data.cpp)
 void init_func(PyObject* m);       // vmap levels and batch dims for ember.func (func.cpp)
 void init_forward_ad(PyObject* m);  // _make_dual, _unpack_dual, dual levels (forward_ad.cpp)
+void init_fx(PyObject* m);         // ember._C._fx: Graph and Node of ember.fx (fx.cpp)
 // Exposes every dispatcher op that no hand-written binding covers (generic.cpp); runs last.
 void init_generic_ops(PyObject* m);
 

@@ -451,6 +451,45 @@ std::string got_types(const Call& c) {
   return s + ")";
 }
 
+// __ember_function__ (ember.fx.Proxy): an argument of a type that defines it, directly or in
+// a list/tuple argument. Looked up only after every overload failed to bind, so ordinary calls
+// pay nothing for the protocol.
+PyObject* overriding_type(PyObject* o, int depth) {
+  if (is_tensor(o) || o == Py_None || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o)) return nullptr;
+  if ((PyTuple_Check(o) || PyList_Check(o)) && depth == 0) {
+    Owned fast(PySequence_Fast(o, ""));
+    if (!fast.p) throw python_error();
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast.p); ++i)
+      if (PyObject* t = overriding_type(PySequence_Fast_GET_ITEM(fast.p, i), depth + 1)) return t;
+    return nullptr;
+  }
+  static PyObject* name = PyUnicode_InternFromString("__ember_function__");
+  return _PyType_Lookup(Py_TYPE(o), name) ? reinterpret_cast<PyObject*>(Py_TYPE(o)) : nullptr;
+}
+
+// The override's result, or null (no Python error) when no argument overrides or it returns
+// NotImplemented.
+PyObject* call_override(PyObject* func, const Call& c) {
+  const Py_ssize_t nkw = c.kwnames ? PyTuple_GET_SIZE(c.kwnames) : 0;
+  PyObject* type = nullptr;
+  for (Py_ssize_t i = 0; i < c.nargs + nkw && !type; ++i) type = overriding_type(c.args[i], 0);
+  if (!type) return nullptr;
+  Owned args(PyTuple_New(c.nargs));
+  Owned kwargs(PyDict_New());
+  Owned types(PyTuple_Pack(1, type));
+  if (!args.p || !kwargs.p || !types.p) throw python_error();
+  for (Py_ssize_t i = 0; i < c.nargs; ++i) {
+    Py_INCREF(c.args[i]);
+    PyTuple_SET_ITEM(args.p, i, c.args[i]);
+  }
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    if (PyDict_SetItem(kwargs.p, PyTuple_GET_ITEM(c.kwnames, k), c.args[c.nargs + k]) < 0) throw python_error();
+  Owned r(PyObject_CallMethod(type, "__ember_function__", "OOOO", func, types.p, args.p, kwargs.p));
+  if (!r.p) throw python_error();
+  if (r.p == Py_NotImplemented) return nullptr;
+  return r.release();
+}
+
 PyObject* packet_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   EMBER_PY_BEGIN
   auto* p = reinterpret_cast<OpPacket*>(self);
@@ -469,6 +508,7 @@ PyObject* packet_call(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
       if (first_err.why.empty()) first_err = err;
     }
   }
+  if (PyObject* r = call_override(self, c)) return r;
   const auto& ovs = *p->overloads;
   if (ovs.size() == 1)
     EMBER_FAIL(TypeError, *p->name, "(): ", first_err.why.empty() ? "invalid arguments" : first_err.why);

@@ -110,6 +110,7 @@ PYBIND11_MODULE(_C, m) {
     init_data(mod);
     init_func(mod);
     init_forward_ad(mod);
+    init_fx(mod);
     if (PyModule_AddFunctions(mod, module_functions) < 0) throw python_error();
     ember::set_warning_handler(warn_in_python);
     linalg_error_type = PyErr_NewException("ember.linalg.LinAlgError", PyExc_RuntimeError, nullptr);

@@ -14,6 +14,7 @@
 #include "autograd/view.h"
 #include "backends/cpu/shape_stubs.h"
 #include "ember/dispatch.h"
+#include "ember/fx/trace.h"
 #include "ember/ops.h"
 #include "ops/iter.h"
 
@@ -44,6 +45,8 @@ Tensor strided_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, 
   impl->set_view_base(base.impl()->view_base() ? Ref<TensorImpl>(base.impl()->view_base()) : base.impl_ref());
   Tensor view(std::move(impl));
   if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);
+  // View methods are not dispatched ops: the C++ tracer learns of them here.
+  if (tls_local_dispatch_keys().included.has(DispatchKey::Trace)) fx::record_view(base, view);
   return view;
 }
 

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "autograd/view.h"
+#include "ember/fx/trace.h"
 #include "ember/ops.h"
 #include "functional/batched.h"
 
@@ -29,6 +30,8 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   impl->set_view_base(base.impl()->view_base() ? Ref<TensorImpl>(base.impl()->view_base()) : base.impl_ref());
   Tensor view(std::move(impl));
   if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);
+  // View methods are not dispatched ops: the C++ tracer learns of them here.
+  if (tls_local_dispatch_keys().included.has(DispatchKey::Trace)) fx::record_view(base, view);
   return view;
 }
 
