@@ -1,8 +1,9 @@
 // Higher-order derivatives of whole functions, as torch.autograd.functional: vector-Jacobian
 // and Jacobian-vector products, Jacobians, Hessians and their products with vectors. All are
-// built on autograd::grad (reverse mode); jvp uses forward-mode AD (include/ember/forward_ad.h;
-// in strict mode the double-backward trick, whose graph tells which input an output ignores),
-// hvp the double-backward trick.
+// built on autograd::grad (reverse mode); jvp uses forward-mode AD (include/ember/forward_ad.h),
+// except with strict or create_graph, where it keeps PyTorch 1.13's double-backward trick (its
+// strict checks and which results require grad come from that graph); hvp the double-backward
+// trick.
 //
 // Inputs that do not require grad are differentiated through a detached copy, so results
 // never carry history unless create_graph is true. With strict, an output that does not

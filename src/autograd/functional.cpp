@@ -316,8 +316,7 @@ std::pair<TensorOrTuple, TensorOrTuple> vjp(const Function& func, const TensorOr
 }
 
 namespace {
-// J v by the double-backward trick: strict mode's checks (which input an output is independent
-// of) need the reverse graph, so strict keeps PyTorch's own computation.
+// J v by the double-backward trick (PyTorch 1.13's own computation).
 std::pair<TensorOrTuple, TensorOrTuple> jvp_double_backward(const Function& func, const TensorOrTuple& inputs,
                                                             const std::optional<TensorOrTuple>& v, bool create_graph,
                                                             bool strict) {
@@ -341,7 +340,9 @@ std::pair<TensorOrTuple, TensorOrTuple> jvp_double_backward(const Function& func
 
 std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOrTuple& inputs,
                                             const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
-  if (strict) return jvp_double_backward(func, inputs, v, create_graph, strict);
+  // strict's checks, and create_graph's results (which require grad exactly where PyTorch's
+  // double-backward graph makes them), keep PyTorch's computation.
+  if (strict || create_graph) return jvp_double_backward(func, inputs, v, create_graph, strict);
   // Forward mode: one pass of func on dual inputs whose tangents are v.
   EnableGradGuard enable;
   const Tensors ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/false);
@@ -363,6 +364,7 @@ std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOr
       product.push_back(u.tangent.defined() ? u.tangent : zeros_like(o));
     }
   }
+
   AutoGradMode mode(create_graph || GradMode::is_enabled());
   return results(outs, std::move(product), outs.is_tuple, create_graph);
 }

@@ -87,8 +87,8 @@ TEST(ForwardAD, Errors) {
   expect_error<RuntimeError>([&] { fw::make_dual(x, uniform({4}, kDouble)); }, "different size");
   expect_error<ValueError>([&] { fw::make_dual(arange(3), x); }, "Expected primal to be floating point or complex");
   expect_error<RuntimeError>([&] { fw::enter_dual_level(); }, "Nested forward mode AD is not supported");
-  expect_error<RuntimeError>([&] { fw::unpack_dual(x, 1); }, "Invalid level given to _fw_primal");
   Tensor d = fw::make_dual(x, x);
+  expect_error<RuntimeError>([&] { fw::unpack_dual(d, 1); }, "Invalid level given to _fw_primal");
   Tensor out = empty({3}, kDouble);
   expect_error<NotImplementedError>([&] { sin_out(out, d); }, "because it is an out= function");
 }
