@@ -483,8 +483,10 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
   if (X.numel() != 0) {
     const std::vector<int64_t> aoff = batch_offsets(A, batch, 2), boff = batch_offsets(Bm, batch, 2);
     // which of A's matrices each broadcast batch element uses (for info)
-    const std::vector<int64_t> aidx =
+    const bool same = abatch == batch;
+    const std::vector<int64_t> aidx = same ? std::vector<int64_t>() :
         batch_offsets(arange(0, prod(abatch), 1, TensorOptions(kInt64)).view(cat_shape(abatch, {1, 1})), batch, 2);
+    auto a_index = [&](int64_t b) { return same ? b : aidx[static_cast<size_t>(b)]; };
     int32_t* ip = info.data_ptr<int32_t>();
     dispatch_float(A.dtype(), [&](auto z) {
       using T = decltype(z);
@@ -505,11 +507,10 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
               for (int j = 0; j < N; ++j) m[i][j] = src[i * ar + j * ac];
             int perm[N], swaps = 0;
             T* xb = x + b * n * k;
-            copy_mat(bb + boff[static_cast<size_t>(b)], brs, bcs, xb, 1, n, n, k);
             const int inf = linalg_small::lu<N>(m, perm, &swaps);
-            ip[aidx[static_cast<size_t>(b)]] = inf;
+            ip[a_index(b)] = inf;
             if (inf) std::fill(xb, xb + n * k, nan_value<T>());
-            else linalg_small::lu_solve_cols<N>(m, perm, xb, k, n);
+            else linalg_small::lu_solve_cols<N>(m, perm, bb + boff[static_cast<size_t>(b)], brs, bcs, xb, k, n);
           }
         });
         return;
@@ -528,7 +529,7 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
         }
         T* xb = x + b * n * k;
         copy_mat(bb + boff[static_cast<size_t>(b)], brs, bcs, xb, 1, n, n, k);
-        ip[aidx[static_cast<size_t>(b)]] = last;
+        ip[a_index(b)] = last;
         if (last) std::fill(xb, xb + n * k, nan_value<T>());
         else getrs('T', static_cast<int>(n), static_cast<int>(k), m, static_cast<int>(n), piv.data(), xb, static_cast<int>(n));
       }
