@@ -49,14 +49,15 @@ inline int lu(T (&a)[N][N], int (&perm)[N], int* swaps) {
   return info;
 }
 
-// Solves L U x = P b for `cols` right-hand sides stored column by column in x (x[j][i]: row i
-// of column j), reading b in the original row order through perm.
+// Solves L U x = P b for `cols` right-hand sides: b read with strides (rs, cs), x written
+// column by column (x[c * ld + i]: row i of column c); perm gives b's rows in pivot order.
 template <int N, typename T>
-inline void lu_solve_cols(const T (&a)[N][N], const int (&perm)[N], T* x, int64_t cols, int64_t ld) {
+inline void lu_solve_cols(const T (&a)[N][N], const int (&perm)[N], const T* b, int64_t rs, int64_t cs, T* x,
+                          int64_t cols, int64_t ld) {
   for (int64_t c = 0; c < cols; ++c) {
     T* col = x + c * ld;
     T y[N];
-    for (int i = 0; i < N; ++i) y[i] = col[perm[i]];
+    for (int i = 0; i < N; ++i) y[i] = b[perm[i] * rs + c * cs];
     for (int i = 1; i < N; ++i)
       for (int j = 0; j < i; ++j) y[i] -= a[i][j] * y[j];
     for (int i = N - 1; i >= 0; --i) {
