@@ -358,6 +358,10 @@ void set_rule(const char* name, BatchRule rule) {
 }  // namespace
 
 void register_batch_rules() {
+  // Random ops apply the randomness policy before a composite (rand = empty + uniform_) could
+  // decompose at the layer.
+  for (const OpEntry* op : Dispatcher::get().all_ops())
+    if (op->has_tag(Tag::Random)) register_boxed_kernel(op->name(), DispatchKey::Vmap, &vmap_layer_kernel);
   // Reductions with dims, and other ops whose only batched operand is self.
   for (const OpEntry* op : Dispatcher::get().all_ops()) {
     if (!op->has_tag(Tag::Reduction)) continue;
