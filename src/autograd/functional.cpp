@@ -167,6 +167,8 @@ void check_strategy(const std::string& strategy, bool create_graph, bool strict,
   EMBER_CHECK(!strict, RuntimeError, "torch.autograd.functional.jacobian: `strict=True` and "
               "`strategy=\"forward-mode\"` are not supported together (yet). Please either set `strict=False` or "
               "`strategy=\"reverse-mode\"`.");
+  EMBER_CHECK(!vectorize, NotImplementedError,
+              "jacobian(strategy=\"forward-mode\") needs forward-mode AD, which Ember does not have yet");
   // PyTorch's message lacks the space after "is".
   EMBER_FAIL(NotImplementedError, "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
              "only implemented for `vectorize=True`.");

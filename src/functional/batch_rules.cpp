@@ -129,6 +129,9 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
   check_written_batched(op, stack, level);
   Tensor self = first_tensor(stack);
   if (!self.defined()) return false;
+  bool same_rank = true;  // scalar indices, legacy empty tensors in cat: per sample
+  each_tensor(stack, [&](Tensor& t) { same_rank = same_rank && (!t.defined() || t.dim() == self.dim()); });
+  if (!same_rank) return false;
   const bool writes = writes_args(op);
   Stack orig = stack;
   if (!shift_dims(op, stack, self.dim())) {
@@ -223,6 +226,20 @@ bool product_rule(const OpEntry&, Stack& stack, int64_t level, int64_t) {
   Tensor r = batched_matmul(a, b, level);
   stack.clear();
   stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
+// addmm(self, mat1, mat2, beta, alpha) = beta self + alpha mat1 @ mat2, through the product rule.
+bool addmm_rule(const OpEntry&, Stack& stack, int64_t level, int64_t) {
+  const Tensor self = stack[0].tensor(), m1 = stack[1].tensor(), m2 = stack[2].tensor();
+  if (m1.dim() != 2 || m2.dim() != 2 || m1.dtype() != m2.dtype() || self.dtype() != m1.dtype()) return false;
+  const Scalar beta = stack[3].get<Scalar>(), alpha = stack[4].get<Scalar>();
+  Tensor prod = batched_at(m1, level) || batched_at(m2, level) ? make_batched(batched_matmul(m1, m2, level), level)
+                                                                  : ember::mm(m1, m2);
+  if (alpha.to<double>() != 1.0) prod = ember::mul(prod, alpha);
+  Tensor r = beta.to<double>() == 0.0 ? prod : ember::add(prod, self, beta);
+  stack.clear();
+  stack.emplace_back(r);
   return true;
 }
 
@@ -341,6 +358,10 @@ void set_rule(const char* name, BatchRule rule) {
 }  // namespace
 
 void register_batch_rules() {
+  // Random ops apply the randomness policy before a composite (rand = empty + uniform_) could
+  // decompose at the layer.
+  for (const OpEntry* op : Dispatcher::get().all_ops())
+    if (op->has_tag(Tag::Random)) register_boxed_kernel(op->name(), DispatchKey::Vmap, &vmap_layer_kernel);
   // Reductions with dims, and other ops whose only batched operand is self.
   for (const OpEntry* op : Dispatcher::get().all_ops()) {
     if (!op->has_tag(Tag::Reduction)) continue;
@@ -375,6 +396,7 @@ void register_batch_rules() {
   set_rule("mv", &product_rule<2, 1>);
   set_rule("dot", &product_rule<1, 1>);
   set_rule("bmm", &product_rule<3, 3>);
+  set_rule("addmm", &addmm_rule);
   set_rule("index.Tensor", &index_rule);
   set_rule("convolution", &convolution_rule);
   set_rule("nll_loss", &nll_loss_rule);

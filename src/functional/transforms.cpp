@@ -24,12 +24,6 @@ Tensor peel_all(const Tensor& t, std::vector<int64_t>& levels) {
   return p;
 }
 
-int64_t batch_size_of_level(int64_t level, const std::vector<int64_t>& lv, const Tensor& plain) {
-  for (size_t i = 0; i < lv.size(); ++i)
-    if (lv[i] == level) return plain.size(static_cast<int64_t>(i));
-  return vmap_batch_size(level);
-}
-
 // Wraps the leading dims of p as the given levels (ascending; p's dim 0 is levels[0]).
 Tensor wrap_levels(Tensor p, const std::vector<int64_t>& levels) {
   for (int64_t l : levels) p = make_batched(p, l);
@@ -49,7 +43,6 @@ std::vector<int64_t> active_vmap_levels() {
 Tensor lift_levels(const Tensor& t, const std::vector<int64_t>& levels) {
   std::vector<int64_t> lv;
   Tensor p = peel_all(t, lv);
-  const int64_t nl = static_cast<int64_t>(lv.size());
   // Levels t is not batched at: expand over their batch size.
   for (int64_t c : levels) {
     if (contains(lv, c)) continue;
@@ -68,7 +61,6 @@ Tensor lift_levels(const Tensor& t, const std::vector<int64_t>& levels) {
   for (int64_t l : others) perm.push_back(index_of(l));
   for (int64_t l : levels) perm.push_back(index_of(l));
   for (int64_t d = static_cast<int64_t>(lv.size()); d < p.dim(); ++d) perm.push_back(d);
-  (void)nl;
   return wrap_levels(p.permute(perm), others);
 }
 
