@@ -1,7 +1,17 @@
 // ember::linalg: torch.linalg's functions and the top-level forms PyTorch keeps
 // (det, inverse, cholesky_solve, ...). Factorizations and solvers in linalg/factor.h,
-// spectral decompositions, norms and products in linalg/spectral.h.
+// spectral decompositions, norms and products in linalg/spectral.h; cond, which needs both, here.
 #pragma once
+
+#include <optional>
+#include <string_view>
 
 #include "ember/linalg/factor.h"
 #include "ember/linalg/spectral.h"
+
+namespace ember::linalg {
+// Condition number in the norm p: None/2/-2 by singular values (any m x n matrix); 1, -1, inf,
+// -inf, "fro", "nuc" as ||A|| ||A^-1|| (square matrices; infinite when A is singular).
+Tensor cond(const Tensor& A, const std::optional<Scalar>& p = std::nullopt);
+Tensor cond(const Tensor& A, std::string_view p);
+}  // namespace ember::linalg

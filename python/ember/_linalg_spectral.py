@@ -6,7 +6,7 @@ from . import _C
 
 __all__ = ["eigh", "eigvalsh", "eig", "eigvals", "svd", "svdvals", "qr", "householder_product", "pinv",
            "matrix_rank", "lstsq", "norm", "vector_norm", "matrix_norm", "multi_dot", "matrix_exp", "cross",
-           "vecdot", "vander", "diagonal"]
+           "vecdot", "vander", "diagonal", "cond"]
 
 
 def _tensors(args):
@@ -98,6 +98,7 @@ def _norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 matrix_norm = _out_form("linalg_matrix_norm", _matrix_norm)
 norm = _out_form("linalg_norm", _norm)
+cond = _out_form("linalg_cond", _C.linalg_cond)  # src/ops/linalg_cond.cpp
 
 
 def _orgqr(input, tau):  # noqa: A002 - torch's name

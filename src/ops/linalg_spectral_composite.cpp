@@ -10,6 +10,7 @@
 #include "ember/autograd.h"
 #include "ember/dispatch.h"
 #include "ember/error.h"
+#include "ember/forward_ad.h"
 #include "ember/linalg/spectral.h"
 #include "ember/ops.h"
 #include "ember/ops/pointwise.h"
@@ -31,9 +32,13 @@ using namespace linalg_detail;
 using OptDims = std::optional<IntArrayRef>;
 using OptTensor = std::optional<Tensor>;
 
-// Whether a gradient will be asked of `t`: the decompositions then compute the vectors that
-// the formulas need even where only values are returned.
-bool wants_grad(const Tensor& t) { return autograd::GradMode::is_enabled() && autograd::requires_grad(t); }
+// Whether a gradient or a tangent will be asked of `t`: the decompositions then compute the
+// vectors that the formulas (and the JVPs derived from them) need even where only values are
+// returned.
+bool wants_grad(const Tensor& t) {
+  if (autograd::GradMode::is_enabled() && autograd::requires_grad(t)) return true;
+  return autograd::forward_ad::is_active() && autograd::forward_ad::unpack_dual(t).tangent.defined();
+}
 
 Tensor mH(const Tensor& t) { return t.is_complex() ? conj(t).mT() : t.mT(); }
 

@@ -355,3 +355,29 @@ ROWS = [
 # The internal solve is checked through the gradients of eig (and test_linalg_spectral.py);
 # _linalg_eigvals through linalg_eigvals; _linalg_eigh, _linalg_svd, _linalg_lstsq through eigh, svd, lstsq.
 COVERED_ELSEWHERE = {"_linalg_spectral_solve", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "_linalg_lstsq"}
+
+
+# ---------------------------------------------------------------- cond (src/ops/linalg_cond.cpp)
+def _cond_torch(lib, A, p=None):
+    """PyTorch 1.13's cond(p) for the inverse-based orders fills the inverse in place, so its
+    backward raises; the same quantity through inv (the samples are non-singular) is the oracle."""
+    if p is None or p in (2, -2):
+        return lib.linalg.cond(A, p)
+    return lib.linalg.matrix_norm(A, p) * lib.linalg.matrix_norm(lib.linalg.inv(A), p)
+
+
+ROWS += [
+    OpInfo("linalg_cond", _fn("cond"), LA,
+           lambda d: [*_rect(d),
+                      *[Sample([T((3, 3), **R)], {"p": p}, name=f"p={p}")
+                        for p in (-2, 1, -1, float("inf"), -float("inf"), "fro", "nuc")],
+                      Sample([T((2, 3, 3), **R)], {"p": 1}, name="batch-1"),
+                      Sample([T((0, 3, 3), **R)], {"p": "fro"}, name="zero-batch-fro")],
+           lambda: [ErrorSample([T((3,))], {}, RuntimeError, "must have at least 2 dimensions"),
+                    ErrorSample([T((2, 3))], {"p": 1}, RuntimeError,
+                                r"linalg.cond\(ord=1\): A must be batches of square matrices, but they are 2 by 3"),
+                    ErrorSample([T((2, 3))], {"p": "nuc"}, RuntimeError, r"linalg.cond\(ord=nuc\)"),
+                    ErrorSample([T((3, 3))], {"p": 3}, RuntimeError, "invalid norm type: 3"),
+                    ErrorSample([T((3, 3))], {"p": "abc"}, RuntimeError, "invalid norm type: abc")],
+           tol=TOL, torch_fn=_cond_torch),
+]

@@ -101,8 +101,11 @@ def _torch_differentiable(row, sample, dtype):
 _REL_TOL = {ember.float32: 1e-5, ember.complex64: 1e-5, ember.float16: 2e-3, ember.bfloat16: 1e-2}
 
 # Rows where PyTorch 1.13's forward AD disagrees with its own reverse mode and with central
-# differences (Ember agrees with both): the comparison with PyTorch is skipped.
-_TORCH_JVP_WRONG = {("norm_dtype", "complex128")}
+# differences (Ember agrees with both): the comparison with PyTorch is skipped. triangular_solve,
+# cholesky_inverse: PyTorch's tangent uses all of the tangent of A, though only a triangle is read.
+_TORCH_JVP_WRONG = {("norm_dtype", "complex128")} | {
+    (name, dtype) for name in ("triangular_solve", "cholesky_inverse", "cholesky_inverse_raw")
+    for dtype in ("float64", "complex128")}
 
 # Known gaps, expected to fail until closed (strict).
 _KNOWN_GAPS = {
@@ -111,6 +114,13 @@ _KNOWN_GAPS = {
     ("addr_inplace", "complex128"): "same as addr",
     ("fft_ifft_out", "float64"): "out= form: reverse mode refuses it in this harness",
     ("fft_ihfft_out", "float64"): "same as fft_ifft_out",
+    **{(name, dtype): "vector results of the decompositions: the JVP derived from the backward formula gives "
+                      "wrong tangents (zero for eigh); they need hand-written JVP rules"
+       for name in ("linalg_eigh", "linalg_eigh_upper_view", "linalg_eig", "linalg_svd", "linalg_svd_reduced", "svd",
+                    "svd_complete", "linalg_qr_complete", "linalg_qr_complete_tall", "qr_some_false")
+       for dtype in ("float64", "complex128")},
+    **{("linalg_qr_r", dtype): "mode='r' computes no Q, which the derived JVP needs (PyTorch raises too)"
+       for dtype in ("float64", "complex128")},
 }
 
 
