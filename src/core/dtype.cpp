@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "core/torch_names.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -132,6 +133,24 @@ float Half::to_float(uint16_t h) {
   float f;
   std::memcpy(&f, &x, 4);
   return f;
+}
+
+const char* torch_type_name(ScalarType t) {
+  switch (t) {
+    case kFloat: return "Float";
+    case kDouble: return "Double";
+    case kComplexFloat: return "ComplexFloat";
+    case kComplexDouble: return "ComplexDouble";
+    case kHalf: return "Half";
+    case kBFloat16: return "BFloat16";
+    case kInt64: return "Long";
+    case kInt32: return "Int";
+    case kInt16: return "Short";
+    case kInt8: return "Char";
+    case kUInt8: return "Byte";
+    case kBool: return "Bool";
+    default: return "Undefined";
+  }
 }
 
 }  // namespace ember

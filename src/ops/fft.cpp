@@ -11,6 +11,7 @@
 
 #include "autograd/out_check.h"
 #include "backends/cpu/fft_plan.h"
+#include "core/torch_names.h"
 #include "ember/dispatch.h"
 #include "ember/fft.h"
 #include "ember/ops.h"
@@ -38,25 +39,6 @@ double norm_scale(int64_t mode, int64_t n) {
   if (mode == kNormRoot) return 1.0 / std::sqrt(static_cast<double>(n));
   if (mode == kNormN) return 1.0 / static_cast<double>(n);
   return 1.0;
-}
-
-// PyTorch's C++ dtype names, which its FFT messages print.
-const char* type_name(ScalarType t) {
-  switch (t) {
-    case kFloat: return "Float";
-    case kDouble: return "Double";
-    case kComplexFloat: return "ComplexFloat";
-    case kComplexDouble: return "ComplexDouble";
-    case kHalf: return "Half";
-    case kBFloat16: return "BFloat16";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kInt16: return "Short";
-    case kInt8: return "Char";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-    default: return "Undefined";
-  }
 }
 
 DimVector wrap_dims(IntArrayRef dim, int64_t ndim) {
@@ -187,7 +169,7 @@ Tensor promote(const Tensor& t, bool require_complex) {
   Tensor x = t;
   if (!is_floating_point(x.dtype()) && !x.is_complex()) x = x.to(get_default_dtype());
   const ScalarType r = to_real_type(x.dtype());
-  EMBER_CHECK(r == kFloat || r == kDouble, RuntimeError, "Unsupported dtype ", type_name(x.dtype()));
+  EMBER_CHECK(r == kFloat || r == kDouble, RuntimeError, "Unsupported dtype ", torch_type_name(x.dtype()));
   if (require_complex && !x.is_complex()) x = x.to(to_complex_type(x.dtype()));
   return x;
 }
@@ -251,7 +233,7 @@ Tensor transform(Kind k, int nd, const Tensor& self, OptDims s, OptDims dim, Nor
   const bool forward = k == Kind::Fft || k == Kind::Rfft || k == Kind::Hfft;
   if (r2c)
     EMBER_CHECK(!self.is_complex(), RuntimeError, fname, " expects a real input tensor, but got ",
-                type_name(self.dtype()));
+                torch_type_name(self.dtype()));
   if (c2r) {
     ShapeDim desc = canonicalize(self, s, dim);
     EMBER_CHECK(!desc.shape.empty(), RuntimeError, fname, " must transform at least one axis");
@@ -292,10 +274,10 @@ Tensor& assign_out(Kind k, int nd, Tensor& out, const Tensor& r) {
   EMBER_CHECK(out.defined(), ValueError, fname, "(): got an undefined out tensor");
   if (r.is_complex())
     EMBER_CHECK(out.is_complex(), RuntimeError, fname, " expects a complex output tensor, but got ",
-                type_name(out.dtype()));
+                torch_type_name(out.dtype()));
   else
     EMBER_CHECK(is_floating_point(out.dtype()), RuntimeError, fname,
-                " expects a floating point output tensor, but got ", type_name(out.dtype()));
+                " expects a floating point output tensor, but got ", torch_type_name(out.dtype()));
   if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
   copy_(out, r);
   return out;

@@ -35,24 +35,6 @@
 namespace ember::linalg_factor_ops {
 
 // ---------------------------------------------------------------- checks and helpers
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case kFloat: return "Float";
-    case kDouble: return "Double";
-    case kComplexFloat: return "ComplexFloat";
-    case kComplexDouble: return "ComplexDouble";
-    case kHalf: return "Half";
-    case kBFloat16: return "BFloat16";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kInt16: return "Short";
-    case kInt8: return "Char";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-    default: return "Undefined";
-  }
-}
-
 void check_cpu(const char* api, const Tensor& t) {
   EMBER_CHECK(t.is_cpu(), NotImplementedError, api, ": only CPU tensors are supported, got a tensor on ", t.device());
 }

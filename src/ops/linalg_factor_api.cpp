@@ -9,6 +9,7 @@
 #include "autograd/out_check.h"
 #include "ember/autograd.h"
 #include "ember/dispatch.h"
+#include "ember/func.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
 #include "ember/ops/indexing.h"
@@ -135,6 +136,8 @@ Tensors3 lu_unpack_k(const Tensor& LU, const Tensor& piv, bool unpack_data, bool
     ps.push_back(m);
     P = zeros(ps, TensorOptions(LU.dtype()));
     const int64_t NB = prod(batch);
+    // The permutation is built from the pivots' values: under vmap they are per-sample data.
+    func::check_not_batched(piv, "lu_unpack reads the pivots");
     const int32_t* pp = piv.data_ptr<int32_t>();
     std::vector<int64_t> perm(static_cast<size_t>(m));
     Tensor idx = empty({NB * m}, TensorOptions(kInt64));

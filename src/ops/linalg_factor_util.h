@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/torch_names.h"
 #include "ember/linalg.h"
 #include "ember/tensor.h"
 
@@ -25,8 +26,6 @@ using LdlSolveSig = Tensor(const Tensor&, const Tensor&, const Tensor&, bool);
 
 enum class Failure { Inverse, Cholesky, Solve, LU, LDL };
 
-// PyTorch's C++ names of dtypes ("Float", "ComplexDouble"), which its linalg messages print.
-const char* torch_type_name(ScalarType t);
 void check_cpu(const char* api, const Tensor& t);
 // Floating or complex, not 16-bit.
 void check_dtype(const char* api, const Tensor& A, const char* what);

@@ -10,6 +10,7 @@
 // PyTorch's do. Batches of small matrices run in parallel (OpenBLAS then runs single-threaded
 // inside the region); large ones run one after another with OpenBLAS's own threads.
 #include "backends/cpu/lapack.h"
+#include "core/torch_names.h"
 
 #include <omp.h>
 
@@ -30,24 +31,6 @@
 
 namespace ember {
 namespace linalg_detail {
-
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case kFloat: return "Float";
-    case kDouble: return "Double";
-    case kComplexFloat: return "ComplexFloat";
-    case kComplexDouble: return "ComplexDouble";
-    case kHalf: return "Half";
-    case kBFloat16: return "BFloat16";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kInt16: return "Short";
-    case kInt8: return "Char";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-    default: return "Undefined";
-  }
-}
 
 bool is_lapack_type(ScalarType t) {
   return t == kFloat || t == kDouble || t == kComplexFloat || t == kComplexDouble;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "core/torch_names.h"
 #include "ember/autograd.h"
 #include "ember/dispatch.h"
 #include "ember/error.h"
@@ -19,7 +20,6 @@
 
 namespace ember {
 namespace linalg_detail {
-const char* torch_type_name(ScalarType t);
 void check_matrix(const char* fname, const Tensor& A, bool square, const char* arg);
 void check_float_input(const char* fname, const Tensor& A);
 void check_kernel_dtype(const char* kernel, const Tensor& A);
