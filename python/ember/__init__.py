@@ -52,3 +52,4 @@ _reduce_sort.install(globals(), Tensor)
 
 from . import nn  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from . import fx  # noqa: E402,F401  (torch.fx, reachable after import torch)
