@@ -164,6 +164,8 @@ struct RegisterTraceFallback {
 
 }  // namespace
 
+std::atomic<int> detail::live_traces{0};
+
 bool is_tracing() { return tls_trace != nullptr; }
 
 void record_view(const Tensor& base, const Tensor& view) {
@@ -208,8 +210,12 @@ TraceResult trace(const std::function<std::vector<Tensor>(const std::vector<Tens
   std::vector<Tensor> outs;
   {
     tls_trace = &st;
+    detail::live_traces.fetch_add(1);
     struct Reset {
-      ~Reset() { tls_trace = nullptr; }
+      ~Reset() {
+        tls_trace = nullptr;
+        detail::live_traces.fetch_sub(1);
+      }
     } reset;
     IncludeKeyGuard on(DispatchKey::Trace);
     outs = fn(proxies);

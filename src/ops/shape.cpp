@@ -46,7 +46,7 @@ Tensor strided_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, 
   Tensor view(std::move(impl));
   if (base.key_set().has(DispatchKey::Autograd)) autograd::record_view(base, view);
   // View methods are not dispatched ops: the C++ tracer learns of them here.
-  if (tls_local_dispatch_keys().included.has(DispatchKey::Trace)) fx::record_view(base, view);
+  fx::report_view(base, view);
   return view;
 }
 

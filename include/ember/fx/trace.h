@@ -11,6 +11,7 @@
 // views are made and are recorded as Tensor.as_strided calls.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -94,7 +95,15 @@ Stack call_op(std::string_view full_name, Stack args);
 
 // True while the calling thread is tracing.
 bool is_tracing();
-// Called where views are made (ops/view.cpp, ops/shape.cpp) when Trace is on.
+// Records a view made while this thread traces (called through report_view).
 void record_view(const Tensor& base, const Tensor& view);
+namespace detail {
+extern std::atomic<int> live_traces;  // traces running on any thread
+}  // namespace detail
+// Where views are made: reports the view while a trace runs. A relaxed load of a global first,
+// so that code that never traces pays no thread-local lookup per view.
+inline void report_view(const Tensor& base, const Tensor& view) {
+  if (detail::live_traces.load(std::memory_order_relaxed) != 0) record_view(base, view);
+}
 
 }  // namespace ember::fx
