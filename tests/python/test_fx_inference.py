@@ -129,6 +129,26 @@ def test_packed_conv_against_torch():
         np.testing.assert_allclose(p(xt, ember.from_numpy(r)).numpy(), want, rtol=1e-4, atol=1e-4)
 
 
+def test_residual_written_in_between_is_not_fused():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv2d(16, 16, 3, padding=1)
+
+        def forward(self, x):
+            x = x * 1.0
+            y = self.a(x)
+            x.relu_()           # the add must see x after this
+            return y + x
+
+    model = M().eval()
+    opt = optimize_for_inference(model)
+    assert [n.target for n in opt.graph.nodes if n.op == "call_function"].count(operator.add) == 1
+    x = ember.randn(1, 16, 6, 6)
+    with ember.no_grad():
+        assert ember.allclose(opt(x), model(x), rtol=1e-4, atol=1e-4)
+
+
 def test_refuses_training_mode_and_autograd():
     model = ResNet18(num_classes=10, width=16)
     with pytest.raises(RuntimeError, match="training mode.*eval"):

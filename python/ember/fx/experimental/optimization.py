@@ -68,6 +68,20 @@ def _is_add(node):
     return node.op == "call_method" and node.target in ("add", "add_") and len(node.args) == 2 and not node.kwargs
 
 
+def _may_write(node, value, modules):
+    """Whether node may modify `value` in place (an in-place method, layer or function)."""
+    if not any(a is value for a in node.args) and value not in node.kwargs.values():
+        return False
+    if node.op == "call_method":
+        return node.target.endswith("_")
+    if node.op == "call_module":
+        return bool(getattr(modules.get(node.target), "inplace", False))
+    if node.op == "call_function":
+        return bool(node.kwargs.get("inplace", False)) or getattr(node.target, "__name__", "").endswith("_") \
+            or node.target in (operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.setitem)
+    return False
+
+
 def _only_user(node):
     users = list(node.users)
     return users[0] if len(users) == 1 else None
@@ -126,7 +140,11 @@ def optimize_for_inference(model, pass_config=None, tracer=None):
             other = add.args[1] if add.args[0] is end else add.args[0]
             # The sum is computed where the convolution runs: the other operand must exist by then.
             if type(other).__name__ == "Node" and other is not end and order[other] < order[node]:
-                end, residual = add, other
+                # ... and keep the value it has at the add: nothing in between may write it.
+                nodes = list(g.nodes)
+                between = nodes[nodes.index(node) + 1:nodes.index(add)]
+                if not any(_may_write(n, other, modules) for n in between):
+                    end, residual = add, other
         relu_node = _only_user(end)
         relu = relu_node is not None and _is_relu(relu_node, modules)
         if relu:
