@@ -128,8 +128,10 @@ def optimize_for_inference(model, pass_config=None, tracer=None):
     modules = dict(gm.named_modules())
     order = {n: i for i, n in enumerate(g.nodes)}
     packed = {}  # new target -> PackedConv2d
-    packed_nodes = set()
-    for node in g.nodes:
+    packed_nodes, erased = set(), set()
+    for node in g.nodes:  # a snapshot: skip the adds and ReLUs already fused away
+        if node in erased:
+            continue
         conv = modules.get(node.target) if node.op == "call_module" else None
         if type(conv) is not nn.Conv2d or conv.padding_mode != "zeros" or isinstance(conv.padding, str) \
                 or conv.weight.dtype != ember.float32 or len(node.args) != 1 or node.kwargs:
@@ -158,6 +160,7 @@ def optimize_for_inference(model, pass_config=None, tracer=None):
         # Erase from the end of the fused chain back to the convolution (each has no users left).
         for n in ([relu_node] if relu else []) + ([add] if residual is not None else []) + [node]:
             g.erase_node(n)
+            erased.add(n)
         packed_nodes.add(new)
     # Blocked outputs where every user reads the value as a packed convolution's input or residual.
     for n in packed_nodes:
