@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "ember/fx.h"
+#include "ember/fx/packed_conv.h"
 #include "ember/fx/trace.h"
 
 namespace ember::py {
@@ -526,6 +527,35 @@ void init_fx(PyObject* m) {
     pyb::list out;
     for (const Tensor& t : fx::run_graph(g, in, a)) out.append(pyb::reinterpret_steal<pyb::object>(wrap(t)));
     return out;
+  });
+
+  // ember.fx.experimental's inference convolution (include/ember/fx/packed_conv.h).
+  pyb::class_<fx::PackedConv2d>(mod, "PackedConv2d")
+      .def(pyb::init([](pyb::handle w, pyb::handle b, std::vector<int64_t> stride, std::vector<int64_t> padding,
+                        std::vector<int64_t> dilation, int64_t groups, bool relu) {
+             EMBER_CHECK(is_tensor(w.ptr()) && (b.is_none() || is_tensor(b.ptr())), TypeError,
+                         "PackedConv2d(): weight and bias must be tensors");
+             std::optional<Tensor> bias;
+             if (!b.is_none()) bias = unwrap(b.ptr());
+             return fx::PackedConv2d(unwrap(w.ptr()), bias, std::move(stride), std::move(padding),
+                                     std::move(dilation), groups, relu);
+           }),
+           pyb::arg("weight"), pyb::arg("bias"), pyb::arg("stride"), pyb::arg("padding"), pyb::arg("dilation"),
+           pyb::arg("groups"), pyb::arg("relu"))
+      .def(
+          "run",
+          [](const fx::PackedConv2d& c, pyb::handle x, pyb::handle residual, bool blocked_out) {
+            EMBER_CHECK(is_tensor(x.ptr()) && (residual.is_none() || is_tensor(residual.ptr())), TypeError,
+                        "PackedConv2d.run(): expected tensors, got ", type_name(x.ptr()));
+            std::optional<Tensor> r;
+            if (!residual.is_none()) r = unwrap(residual.ptr());
+            return pyb::reinterpret_steal<pyb::object>(wrap(c.run(unwrap(x.ptr()), r, blocked_out)));
+          },
+          pyb::arg("x"), pyb::arg("residual") = pyb::none(), pyb::arg("blocked_out") = false)
+      .def_property_readonly("implementation", &fx::PackedConv2d::implementation);
+  mod.def("to_dense", [](pyb::handle t) {
+    EMBER_CHECK(is_tensor(t.ptr()), TypeError, "to_dense(): expected a tensor, got ", type_name(t.ptr()));
+    return pyb::reinterpret_steal<pyb::object>(wrap(fx::PackedConv2d::to_dense(unwrap(t.ptr()))));
   });
 
   mod.def("_is_reserved_name", [](const std::string& s) { return Graph::is_reserved_name(s); });

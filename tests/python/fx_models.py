@@ -1,5 +1,6 @@
-"""The model zoo of the ember.fx tests and benchmarks, built with ember.nn: an MLP, the
-Fashion-MNIST demo CNN, ResNet-18, MobileNetV2, a Transformer encoder and an LSTM classifier."""
+"""The model zoo of the ember.fx tests, built with ember.nn: an MLP, the Fashion-MNIST demo CNN,
+ResNet-18 (examples/resnet/resnet18.py, the benchmarks' definition too), MobileNetV2, a
+Transformer encoder and an LSTM classifier."""
 import os
 import sys
 
@@ -7,8 +8,11 @@ import ember
 import ember.nn as nn
 import ember.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "fashion_mnist"))
+_EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+sys.path.insert(0, os.path.join(_EXAMPLES, "fashion_mnist"))
 from model import make_cnn  # noqa: E402
+sys.path.insert(0, os.path.join(_EXAMPLES, "resnet"))
+from resnet18 import make_resnet18  # noqa: E402
 
 
 class MLP(nn.Module):
@@ -25,50 +29,8 @@ class MLP(nn.Module):
         return self.fc3(x).softmax(dim=-1)
 
 
-class BasicBlock(nn.Module):
-    expansion = 1
-
-    def __init__(self, cin, cout, stride=1):
-        super().__init__()
-        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(cout)
-        self.relu = nn.ReLU(inplace=True)
-        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(cout)
-        self.downsample = None
-        if stride != 1 or cin != cout:
-            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-
-    def forward(self, x):
-        identity = x
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        if self.downsample is not None:
-            identity = self.downsample(x)
-        out += identity
-        return self.relu(out)
-
-
-class ResNet18(nn.Module):
-    def __init__(self, num_classes=1000, width=64):
-        super().__init__()
-        w = width
-        self.conv1 = nn.Conv2d(3, w, 7, 2, 3, bias=False)
-        self.bn1 = nn.BatchNorm2d(w)
-        self.relu = nn.ReLU(inplace=True)
-        self.maxpool = nn.MaxPool2d(3, 2, 1)
-        self.layer1 = nn.Sequential(BasicBlock(w, w), BasicBlock(w, w))
-        self.layer2 = nn.Sequential(BasicBlock(w, 2 * w, 2), BasicBlock(2 * w, 2 * w))
-        self.layer3 = nn.Sequential(BasicBlock(2 * w, 4 * w, 2), BasicBlock(4 * w, 4 * w))
-        self.layer4 = nn.Sequential(BasicBlock(4 * w, 8 * w, 2), BasicBlock(8 * w, 8 * w))
-        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
-        self.fc = nn.Linear(8 * w, num_classes)
-
-    def forward(self, x):
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        x = ember.flatten(self.avgpool(x), 1)
-        return self.fc(x)
+def ResNet18(num_classes=1000, width=64):
+    return make_resnet18(ember, num_classes, width)
 
 
 def _conv_bn(cin, cout, k, stride, groups=1, act=True):

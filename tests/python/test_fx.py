@@ -271,6 +271,110 @@ def test_custom_leaf_modules():
     assert same(gm(x), m(x))
 
 
+def _deep_trace(lib, model, x):
+    """(op, function / method name) of each call node, traced with every layer traced through."""
+    class DeepTracer(lib.fx.Tracer):
+        def is_leaf_module(self, m, qualname):
+            return False
+
+    g = DeepTracer().trace(model)
+    gm = lib.fx.GraphModule(model, g)
+    calls = [(n.op, n.target if isinstance(n.target, str) else n.target.__name__) for n in g.nodes
+             if n.op.startswith("call_")]
+    return calls, gm(x)
+
+
+def test_tracer_traces_into_standard_layers_as_torch_fx():
+    torch = pytest.importorskip("torch")
+    import torch.fx  # noqa: F401
+    import numpy as np
+
+    def build(lib):
+        nn_ = lib.nn
+
+        class M(nn_.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn_.Conv2d(3, 4, 3, padding=1)
+                self.relu = nn_.ReLU()
+                self.act = nn_.ReLU6(inplace=True)
+                self.pool = nn_.AdaptiveAvgPool2d(1)
+                self.drop = nn_.Dropout(0.1)
+                self.lin = nn_.Linear(4, 2)
+
+            def forward(self, x):
+                x = self.pool(self.act(self.relu(self.conv(x))))
+                return self.lin(self.drop(x.flatten(1))).sigmoid()
+        return M().eval()
+
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    em, tm = build(ember), build(torch)
+    with torch.no_grad():
+        for pe, pt in zip(em.parameters(), tm.parameters()):
+            pt.copy_(torch.from_numpy(pe.detach().numpy()))
+    e_calls, e_out = _deep_trace(ember, em, ember.from_numpy(x))
+    t_calls, t_out = _deep_trace(torch, tm, torch.from_numpy(x))
+    # The same calls in the same order; torch's conv2d / linear are C functions of other names.
+    rename = {"conv2d": "conv2d", "linear": "linear"}
+    assert [(op, rename.get(t, t)) for op, t in e_calls] == t_calls, (e_calls, t_calls)
+    assert not any(op == "call_module" for op, _ in e_calls)
+    np.testing.assert_allclose(e_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-5, atol=1e-6)
+    # the layers themselves are back to normal after the trace
+    assert nn.ReLU._fn is F.relu and same(em(ember.from_numpy(x)), e_out)
+
+
+def test_proxy_in_slices_is_recorded():
+    torch = pytest.importorskip("torch")
+    import torch.fx  # noqa: F401
+
+    def f(x, p):
+        n = p.size(0)
+        return x[:, :n] * 2 + x[1:n, :1].sum(), x[p.argmax()]
+
+    gm = symbolic_trace(f)
+    tgm = torch.fx.symbolic_trace(f)
+    # the slice bounds are nodes of the graph, used (so DCE keeps them)
+    sizes = [n for n in gm.graph.nodes if n.op == "call_method" and n.target == "size"]
+    assert len(sizes) == 1 and sizes[0].users
+    before = len(list(gm.graph.nodes))
+    gm.graph.eliminate_dead_code()
+    gm.graph.lint()
+    assert len(list(gm.graph.nodes)) == before
+    gm.recompile()
+    for rows, m in [(5, 3), (4, 4), (6, 2)]:
+        x = ember.randn(rows, 6)
+        p = ember.randn(m)
+        want = tgm(torch.from_numpy(x.numpy()), torch.from_numpy(p.numpy()))
+        got = gm(x, p)  # the traced bounds follow the inputs: nothing was specialized
+        for g_, w_ in zip(got, want):
+            assert tuple(g_.shape) == tuple(w_.shape)
+            assert ember.allclose(g_, ember.from_numpy(w_.numpy()), rtol=1e-5, atol=1e-5)
+    # a real tensor (a buffer, a parameter) indexed by traced values, as torch.fx records it
+    def make(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("table", lib.arange(10.0) * 3)
+                self.w = lib.nn.Parameter(lib.arange(15.0).reshape(5, 3))
+
+            def forward(self, p):
+                return self.table[p] + self.w[p, 1]
+        return M()
+
+    gm = symbolic_trace(make(ember))
+    tgm = torch.fx.symbolic_trace(make(torch))
+    assert [n.op for n in gm.graph.nodes].count("get_attr") == 2
+    assert gm(ember.tensor([1, 4, 2])).tolist() == tgm(torch.tensor([1, 4, 2])).tolist()
+    # torch.fx cannot slice a real tensor by a traced bound (Python's slice wants an int)
+    table = ember.arange(10.0)
+    sliced = symbolic_trace(lambda x: table[x.size(0):])
+    assert same(sliced(ember.ones(3)), table[3:]) and same(sliced(ember.ones(7)), table[7:])
+    assert ember.arange(4.0)[1].item() == 1.0  # Tensor indexing is itself again
+    # a slice of constants stays a plain slice argument
+    plain = symbolic_trace(lambda x: x[1:3])
+    assert [n.op for n in plain.graph.nodes] == ["placeholder", "call_function", "output"]
+
+
 # ---------------------------------------------------------------- untraceable code
 def test_control_flow_raises_trace_error_at_user_line():
     def f(x):

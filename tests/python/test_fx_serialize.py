@@ -1,6 +1,7 @@
 """ember.fx: JSON round trips, the C++ tracer (Trace dispatch key) from Python, and generated
 C++ source compiled against include/ and libember and run."""
 import json
+import operator
 import os
 import shutil
 import subprocess
@@ -10,6 +11,7 @@ import pytest
 import ember
 import ember.fx as fx
 import ember.nn as nn
+import ember.nn.functional as F
 from ember import _C
 from ember.fx import graph_from_json, graph_to_json, symbolic_trace
 
@@ -156,3 +158,84 @@ int main(int argc, char** argv) {
     out = ember.load(str(tmp_path / "out.safetensors"))
     y0, y1 = f(x)
     assert bool(ember.equal(out["y0"], y0)) and bool(ember.equal(out["y1"], y1))
+
+
+class _SmallNet(nn.Module):
+    """Layers with parameters and buffers, a method call and item accesses: a Python graph that
+    is not only dispatcher ops."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4 * 3, 5)
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.conv(x)))
+        h = h[:, :, 1:4, 2].flatten(1)
+        parts = h.chunk(2, dim=1)
+        return self.fc(h).softmax(-1), parts[0] - parts[1].mean()
+
+
+def test_graph_to_cpp_names_nodes_without_cpp_form():
+    gm = fx.symbolic_trace(_SmallNet().eval())
+    with pytest.raises(ValueError, match=r"call_module node 'conv' calls module 'conv'.*lower_to_cpp"):
+        fx.graph_to_cpp(gm.graph)
+    g = fx.Graph()
+    x = g.placeholder("x")
+    g.output(g.call_method("flatten", (x,)))
+    with pytest.raises(ValueError, match="call_method node 'flatten' calls method 'flatten'"):
+        fx.graph_to_cpp(g)
+    g = fx.Graph()
+    x = g.placeholder("x")
+    g.output(g.call_function(operator.getitem, (x, 0)))
+    with pytest.raises(ValueError, match="call_function node 'getitem' calls the Python function getitem"):
+        fx.graph_to_cpp(g)
+
+
+@pytest.mark.skipif(_cxx() is None, reason="needs a C++ compiler")
+def test_lowered_graph_module_compiles_and_matches(tmp_path):
+    lib = _libember()
+    if lib is None:
+        pytest.skip("libember.so not found next to the Python package")
+    ember.manual_seed(0)
+    model = _SmallNet()
+    model.train()
+    with ember.no_grad():
+        model(ember.randn(4, 2, 5, 5))  # non-trivial running statistics
+    model.eval()
+    gm = fx.symbolic_trace(model)
+    x = ember.randn(3, 2, 5, 5)
+    src, attrs = fx.lower_to_cpp(gm, [x], "net")
+    assert "std::vector<ember::Tensor> net(" in src and "v_x = inputs.at(0)" in src
+    main = r'''
+#include <ember/fx/trace.h>
+#include <ember/serialize.h>
+#include <ember/value.h>
+std::vector<ember::Tensor> net(const std::vector<ember::Tensor>&, const ember::fx::Attributes&);
+int main(int argc, char** argv) {
+  (void)argc;
+  ember::Value in = ember::load(argv[1]);
+  ember::fx::Attributes attrs;
+  for (const auto& [k, v] : in.entries())
+    if (k.to_string().rfind("a_", 0) == 0) attrs.emplace(k.to_string().substr(2), v.to_tensor());
+  auto out = net({in.at("x").to_tensor()}, attrs);
+  ember::save(ember::Value::dict({{"y0", out[0]}, {"y1", out[1]}}), argv[2]);
+  return 0;
+}
+'''
+    (tmp_path / "net.cpp").write_text(src)
+    (tmp_path / "main.cpp").write_text(main)
+    ember.save({"x": x, **{f"a_{k}": v for k, v in attrs.items()}}, str(tmp_path / "in.safetensors"))
+    exe = tmp_path / "net"
+    cmd = [_cxx(), "-std=c++20", "-O0", f"-I{REPO}/include", str(tmp_path / "net.cpp"), str(tmp_path / "main.cpp"),
+           f"-L{lib}", "-lember", f"-Wl,-rpath,{lib}", "-fopenmp", "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = subprocess.run([str(exe), str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = ember.load(str(tmp_path / "out.safetensors"))
+    with ember.no_grad():
+        y0, y1 = model(x)
+    assert ember.allclose(out["y0"], y0, rtol=1e-6, atol=1e-6) and ember.allclose(out["y1"], y1, rtol=1e-6, atol=1e-6)

@@ -3,6 +3,7 @@ import builtins
 import functools
 import inspect
 import math
+import operator
 import types
 
 from .graph import Graph, Node
@@ -103,6 +104,58 @@ def _autowrap_targets():
     return out
 
 
+def _proxy_in_index(idx):
+    """The first Proxy inside an index (a proxy, or tuples, lists and slices holding one)."""
+    if isinstance(idx, Proxy):
+        return idx
+    if type(idx) is slice:
+        idx = (idx.start, idx.stop, idx.step)
+    if type(idx) in (tuple, list):
+        for i in idx:
+            p = _proxy_in_index(i)
+            if p is not None:
+                return p
+    return None
+
+
+def _tensor_getitem(orig):
+    """Tensor.__getitem__ while a trace runs: a real tensor (a buffer, a constant) indexed by a
+    traced value is recorded, as torch.fx records it through __torch_function__."""
+    def getitem(self, idx):
+        p = _proxy_in_index(idx)
+        if p is not None:
+            return p.tracer.create_proxy("call_function", operator.getitem, (self, idx), {})
+        return orig(self, idx)
+    return getitem
+
+
+_class_attr_cache = []
+
+
+def _layer_class_functions(targets):
+    """(class, name, function) for the ember.nn layer classes that keep a functional as a class
+    attribute (ReLU._fn = F.relu): a tracer that traces through such a layer must find the
+    recording wrapper there too, as it does in the namespaces."""
+    import ember.nn as nn
+    if not _class_attr_cache:
+        wanted = {id(fn): fn for _, _, fn in targets}
+        seen, todo = set(), [nn.Module]
+        while todo:
+            cls = todo.pop()
+            for sub in cls.__subclasses__():
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+        for cls in seen:
+            if not cls.__module__.startswith("ember.nn"):
+                continue
+            for name, fn in vars(cls).items():
+                if not name.startswith("__") and id(fn) in wanted and wanted[id(fn)] is fn:
+                    _class_attr_cache.append((cls, name, fn))
+        _class_attr_cache.append(None)  # computed (possibly empty)
+    return [e for e in _class_attr_cache if e is not None]
+
+
 class Tracer:
     """Records the operations a Module's forward (or a function) applies to its inputs.
 
@@ -158,6 +211,13 @@ class Tracer:
             return t(self.create_arg(x) for x in a)
         if t is dict:
             return {k: self.create_arg(v) for k, v in a.items()}
+        if t is slice:
+            start, stop, step = (self.create_arg(x) for x in (a.start, a.stop, a.step))
+            if any(isinstance(x, Node) for x in (start, stop, step)):
+                # A bound computed by the trace (x[:, :p.size(0)]): the IR tracks nodes only
+                # in its own argument kinds, so the slice is built by a node of its own.
+                return self.create_node("call_function", builtins.slice, (start, stop, step), {})
+            return a
         if isinstance(a, tuple) and hasattr(a, "_fields"):  # namedtuple
             return t(*[self.create_arg(x) for x in a])
         if isinstance(a, ember.Tensor):
@@ -249,8 +309,12 @@ class Tracer:
         try:
             patcher.patch(nn.Module, "__call__", module_call)
             patcher.patch(nn.Module, "__getattr__", module_getattr)
-            for mod, name, fn_ in _autowrap_targets():
+            targets = _autowrap_targets()
+            for mod, name, fn_ in targets:
                 patcher.patch(mod, name, _cached_wrapper(fn_))
+            for cls, name, fn_ in _layer_class_functions(targets):
+                patcher.patch(cls, name, _cached_wrapper(fn_))
+            patcher.patch(ember.Tensor, "__getitem__", _tensor_getitem(ember.Tensor.__getitem__))
             for mod in self._autowrap_modules:
                 for name, fn_ in list(vars(mod).items()):
                     if callable(fn_) and not name.startswith("_") and not isinstance(fn_, type):

@@ -308,5 +308,34 @@ def graph_from_json(text):
 
 
 def graph_to_cpp(graph, function_name="forward"):
-    """C++ source of a function running the graph through the dispatcher (see ember/fx.h)."""
+    """C++ source of a function running the graph through the dispatcher (see ember/fx.h).
+    The graph must hold dispatcher ops only (what the C++ tracer records); for a graph of
+    Python calls (layers, methods, Python functions) use lower_to_cpp."""
+    for node in graph.nodes:
+        what = None
+        if node.op == "call_module":
+            what = f"calls module '{node.target}'"
+        elif node.op == "call_method" and node.target != "as_strided":
+            what = f"calls method '{node.target}'"
+        elif node.op == "call_function" and not isinstance(node.target, str):
+            what = f"calls the Python function {getattr(node.target, '__qualname__', repr(node.target))}"
+        if what is not None:
+            raise ValueError(f"graph_to_cpp(): {node.op} node '{node.name}' {what}, which has no C++ form; "
+                             "lower the module to dispatcher ops first with ember.fx.lower_to_cpp(module, "
+                             "example_inputs)")
     return _fx.graph_to_cpp(graph, function_name)
+
+
+def lower_to_cpp(module, example_inputs, function_name="forward"):
+    """(source, attributes): C++ source of a function computing module(*example_inputs) (a
+    GraphModule, any Module or function), and the tensors it reads (parameters, buffers,
+    constants) by name. The module runs once under the C++ tracer on Meta copies of the
+    inputs, so layers, methods and item accesses become the dispatcher ops they execute; like
+    any trace it is specialized to the path those inputs take."""
+    names = None
+    graph = getattr(module, "graph", None)
+    if isinstance(graph, Graph):
+        names = [n.name for n in graph.nodes if n.op == "placeholder"]
+    inputs = list(example_inputs)
+    g, attrs = _fx.trace_dispatch(module, inputs, names if names and len(names) == len(inputs) else [])
+    return _fx.graph_to_cpp(g, function_name), dict(attrs)
