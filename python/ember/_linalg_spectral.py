@@ -1,7 +1,7 @@
 """ember.linalg, spectral part (re-exported by ember.linalg): decompositions, least squares,
 pseudo-inverse and rank, norms and products. The ops are schema-bound in ember._C
-(src/ops/linalg_spectral*.cpp); these wrappers add torch's `out=` (results written into the
-given tensors, which are returned)."""
+(src/ops/linalg_spectral*.cpp), out= included (their .out overloads); the wrappers below add
+it for pinv, matrix_rank and cond (results written into the given tensors, which are returned)."""
 from . import _C
 
 __all__ = ["eigh", "eigvalsh", "eig", "eigvals", "svd", "svdvals", "qr", "householder_product", "pinv",
@@ -55,21 +55,15 @@ def _out_form(name, fn):
     return run
 
 
-eigh = _out_form("linalg_eigh", _C.linalg_eigh)
-eigvalsh = _out_form("linalg_eigvalsh", _C.linalg_eigvalsh)
-eig = _out_form("linalg_eig", _C.linalg_eig)
-eigvals = _out_form("linalg_eigvals", _C.linalg_eigvals)
-svd = _out_form("linalg_svd", _C.linalg_svd)
-svdvals = _out_form("linalg_svdvals", _C.linalg_svdvals)
-qr = _out_form("linalg_qr", _C.linalg_qr)
-householder_product = _out_form("linalg_householder_product", _C.linalg_householder_product)
+# out= of these is the dispatcher's .out overload (src/ops/linalg_spectral_composite.cpp)
+eigh, eigvalsh, eig, eigvals = _C.linalg_eigh, _C.linalg_eigvalsh, _C.linalg_eig, _C.linalg_eigvals
+svd, svdvals, qr = _C.linalg_svd, _C.linalg_svdvals, _C.linalg_qr
+householder_product = _C.linalg_householder_product
 pinv = _out_form("linalg_pinv", _C.linalg_pinv)
 lstsq = _C.linalg_lstsq  # no out= in torch
-vector_norm = _out_form("linalg_vector_norm", _C.linalg_vector_norm)
-multi_dot = _out_form("linalg_multi_dot", _C.linalg_multi_dot)
+vector_norm, multi_dot = _C.linalg_vector_norm, _C.linalg_multi_dot
 matrix_exp = _C.linalg_matrix_exp  # no out= in torch
-cross = _out_form("linalg_cross", _C.linalg_cross)
-vecdot = _out_form("linalg_vecdot", _C.linalg_vecdot)
+cross, vecdot = _C.linalg_cross, _C.linalg_vecdot
 vander = _C.linalg_vander
 diagonal = _C.linalg_diagonal
 
@@ -86,18 +80,20 @@ def _matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 matrix_rank = _out_form("linalg_matrix_rank", _matrix_rank)
 
 
-def _matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    return _C.linalg_matrix_norm(A, ord, list(dim), keepdim, dtype=dtype)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002 - torch's name
+    """torch.linalg.matrix_norm (dim may be any sequence)."""
+    kw = {} if out is None else {"out": out}
+    return _C.linalg_matrix_norm(A, ord, list(dim), keepdim, dtype=dtype, **kw)
 
 
-def _norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002 - torch's name
+    """torch.linalg.norm (dim may be an int or any sequence)."""
     if isinstance(dim, int):
         dim = [dim]
-    return _C.linalg_norm(A, ord, None if dim is None else list(dim), keepdim, dtype=dtype)
+    kw = {} if out is None else {"out": out}
+    return _C.linalg_norm(A, ord, None if dim is None else list(dim), keepdim, dtype=dtype, **kw)
 
 
-matrix_norm = _out_form("linalg_matrix_norm", _matrix_norm)
-norm = _out_form("linalg_norm", _norm)
 cond = _out_form("linalg_cond", _C.linalg_cond)  # src/ops/linalg_cond.cpp
 
 

@@ -7,6 +7,7 @@
 #include "ember/dispatch.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
 
 namespace ember::autograd::linalg_factor_formulas {
@@ -73,10 +74,32 @@ EMBER_REGISTER(autograd_formulas_linalg_factor) {
     Tensor xh = mH(c.result(0));
     return Grads{neg(matmul(xh, matmul(g[0], xh)))};
   });
-  // d det = det tr(A^-1 dA)
+  // d det = det tr(A^-1 dA): gA = g conj(det) A^-H, the conjugate adjugate. Where det is exactly
+  // zero A^-1 does not exist, but the adjugate does: with A = U S V^H it is
+  // conj(det U det V^H) U diag(prod_{j != i} S_j) V^H (zero when two singular values vanish).
+  // Those batch elements take it from an SVD; the others invert A, with the singular ones
+  // replaced by I there so that no inverse fails or turns NaN, even under double backward.
   define("linalg_det", {0}, true, [](const BackwardContext& c, const Grads& g) {
     const Tensor& A = c.tensor(0);
-    return Grads{mul(as_matrix_scale(mul(g[0], cj(c.result(0)))), mH(linalg::inv(A)))};
+    const Tensor& det = c.result(0);
+    const Tensor scale = as_matrix_scale(mul(g[0], cj(det)));
+    const Tensor singular = det.eq(0);
+    if (!any(singular).item<bool>()) return Grads{mul(scale, mH(linalg::inv(A)))};
+    const int64_t n = A.size(-1);
+    const Tensor mask = as_matrix_scale(singular);
+    const Tensor eye_n = eye(n, std::nullopt, TensorOptions(A.dtype()));
+    const Tensor regular = mul(scale, mH(linalg::inv(where(mask, eye_n, A))));
+    auto [U, S, Vh] = linalg::svd(A);
+    // prod_{j != i} S_j as (prod_{j < i} S_j) (prod_{j > i} S_j), exact when some S_j are zero
+    DimVector one_shape(S.sizes());
+    one_shape.back() = 1;
+    const Tensor one = ones(one_shape, TensorOptions(S.dtype()));
+    const Tensor before = cumprod(cat({one, S.narrow(-1, 0, n - 1)}, -1), -1);
+    const Tensor after = flip(cumprod(flip(cat({S.narrow(-1, 1, n - 1), one}, -1), {-1}), -1), {-1});
+    const Tensor alpha = cj(mul(linalg::det(U), linalg::det(Vh)));
+    const Tensor D = mul(mul(alpha, g[0]).unsqueeze(-1), mul(before, after));
+    const Tensor adjugate = matmul(mul(U, D.unsqueeze(-2)), Vh);
+    return Grads{where(mask, adjugate, regular)};
   });
   // d logabsdet = Re t, d sign = i sign Im t with t = tr(A^-1 dA); only logabsdet for real A.
   define("linalg_slogdet", {0}, true, [](const BackwardContext& c, const Grads& g) {
@@ -92,7 +115,8 @@ EMBER_REGISTER(autograd_formulas_linalg_factor) {
     } else if (!h.defined()) {
       return Grads{Tensor()};
     }
-    return Grads{mul(as_matrix_scale(h), mH(linalg::inv(A)))};
+    // inv_ex: a singular A gives NaN, as PyTorch's LU solve there, not a LinAlgError
+    return Grads{mul(as_matrix_scale(h), mH(std::get<0>(linalg::inv_ex(A))))};
   });
   // A X = B: gB = A^-H g, gA = -gB X^H; X A = B: gB = g A^-H, gA = -X^H gB.
   define("linalg_solve_ex", {0}, true, [](const BackwardContext& c, const Grads& g) {

@@ -15,7 +15,7 @@
 // reflectors; pinv(A) B) by a nested backward pass.
 #include "autograd/formula_util.h"
 #include "ember/dispatch.h"
-#include "ember/linalg/spectral.h"
+#include "ember/linalg.h"
 #include "ember/ops.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
@@ -51,7 +51,7 @@ void check_phase(const Tensor& diag, const char* msg) {
 }
 
 // X R^{-H} for square invertible R: (R^{-1} X^H)^H.
-Tensor solve_right_adjoint(const Tensor& X, const Tensor& R) { return mH(_linalg_spectral_solve(R, mH(X))); }
+Tensor solve_right_adjoint(const Tensor& X, const Tensor& R) { return mH(linalg::solve(R, mH(X))); }
 
 // The gradient with respect to `ins` of f(ins) paired with g, by a backward pass through f
 // (which records its ops); with create_graph that pass records too.
@@ -196,16 +196,7 @@ EMBER_REGISTER(autograd_formulas_linalg_spectral) {
       Tensor corr = matmul(matmul(mH(V), V), diag_embed(dg.real().to(V.dtype())));
       inner = add(off_diag(div(sub(VhgV, corr), E)), diag_embed(gL));
     }
-    return Grads{_linalg_spectral_solve(mH(V), matmul(inner, mH(V)))};
-  });
-
-  define("_linalg_spectral_solve", {0}, true, [](const BackwardContext& c, const Grads& g) {
-    const Tensor& A = c.tensor(0);
-    const Tensor& X = c.result(0);
-    Tensor gB = _linalg_spectral_solve(mH(A), g[0]);
-    Grads r{Tensor(), gB};
-    if (c.needs_grad(0)) r[0] = matmul(gB, mH(X)).neg();
-    return r;
+    return Grads{linalg::solve(mH(V), matmul(inner, mH(V)))};
   });
 
   // PyTorch's pinv_backward: the derivative of P = A^+ at constant rank,

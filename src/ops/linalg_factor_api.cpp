@@ -61,13 +61,6 @@ const char* cpp_type_name(ScalarType t) {
   }
 }
 
-void set_out(Tensor& out, const Tensor& r) {
-  EMBER_CHECK(out.defined(), ValueError, "linalg: got an undefined out tensor");
-  EMBER_CHECK(out.dtype() == r.dtype(), RuntimeError, "Expected out tensor to have dtype ", cpp_type_name(r.dtype()),
-              ", but got ", cpp_type_name(out.dtype()), " instead");
-  if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
-  copy_(out, r);
-}
 
 // ---------------------------------------------------------------- raising forms
 Tensor cholesky_k(const Tensor& A, bool upper) {
@@ -463,6 +456,14 @@ using TensorsolveOutSig = Tensor&(const Tensor&, const Tensor&, std::optional<In
 
 }  // namespace
 
+void set_out(Tensor& out, const Tensor& r) {
+  EMBER_CHECK(out.defined(), ValueError, "linalg: got an undefined out tensor");
+  EMBER_CHECK(out.dtype() == r.dtype(), RuntimeError, "Expected out tensor to have dtype ", cpp_type_name(r.dtype()),
+              ", but got ", cpp_type_name(out.dtype()), " instead");
+  if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
+  copy_(out, r);
+}
+
 EMBER_REGISTER(linalg_factor_api) {
   const uint32_t fo = static_cast<uint32_t>(Tag::FunctionOnly);
   // out= forms of the primitives
@@ -647,6 +648,62 @@ Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<IntArrayRef> 
 Tensor matrix_power(const Tensor& A, int64_t n) {
   EMBER_FRONT(Tensor(const Tensor&, int64_t), "linalg_matrix_power", A, n);
 }
+
+// out= forms: the dispatcher's .out ops (linalg_factor_api's registrations above)
+using T2 = std::tuple<Tensor&, Tensor&>;
+using T3 = std::tuple<Tensor&, Tensor&, Tensor&>;
+T2 cholesky_ex_out(Tensor& L, Tensor& info, const Tensor& A, bool upper, bool check_errors) {
+  EMBER_FRONT(T2(const Tensor&, bool, bool, Tensor&, Tensor&), "linalg_cholesky_ex.L", A, upper, check_errors, L, info);
+}
+T2 inv_ex_out(Tensor& inverse, Tensor& info, const Tensor& A, bool check_errors) {
+  EMBER_FRONT(T2(const Tensor&, bool, Tensor&, Tensor&), "linalg_inv_ex.inverse", A, check_errors, inverse, info);
+}
+T2 slogdet_out(Tensor& sign, Tensor& logabsdet, const Tensor& A) {
+  EMBER_FRONT(T2(const Tensor&, Tensor&, Tensor&), "linalg_slogdet.out", A, sign, logabsdet);
+}
+T2 solve_ex_out(Tensor& result, Tensor& info, const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  EMBER_FRONT(T2(const Tensor&, const Tensor&, bool, bool, Tensor&, Tensor&), "linalg_solve_ex.out", A, B, left,
+              check_errors, result, info);
+}
+T3 lu_factor_ex_out(Tensor& LU, Tensor& pivots, Tensor& info, const Tensor& A, bool pivot, bool check_errors) {
+  EMBER_FRONT(T3(const Tensor&, bool, bool, Tensor&, Tensor&, Tensor&), "linalg_lu_factor_ex.out", A, pivot,
+              check_errors, LU, pivots, info);
+}
+T2 lu_factor_out(Tensor& LU, Tensor& pivots, const Tensor& A, bool pivot) {
+  EMBER_FRONT(T2(const Tensor&, bool, Tensor&, Tensor&), "linalg_lu_factor.out", A, pivot, LU, pivots);
+}
+T3 lu_out(Tensor& P, Tensor& L, Tensor& U, const Tensor& A, bool pivot) {
+  EMBER_FRONT(T3(const Tensor&, bool, Tensor&, Tensor&, Tensor&), "linalg_lu.out", A, pivot, P, L, U);
+}
+Tensor& lu_solve_out(Tensor& out, const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  EMBER_FRONT(Tensor&(const Tensor&, const Tensor&, const Tensor&, bool, bool, Tensor&), "linalg_lu_solve.out", LU,
+              pivots, B, left, adjoint, out);
+}
+Tensor& solve_triangular_out(Tensor& out, const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  EMBER_FRONT(Tensor&(const Tensor&, const Tensor&, bool, bool, bool, Tensor&), "linalg_solve_triangular.out", A, B,
+              upper, left, unitriangular, out);
+}
+T3 ldl_factor_ex_out(Tensor& LD, Tensor& pivots, Tensor& info, const Tensor& A, bool hermitian, bool check_errors) {
+  EMBER_FRONT(T3(const Tensor&, bool, bool, Tensor&, Tensor&, Tensor&), "linalg_ldl_factor_ex.out", A, hermitian,
+              check_errors, LD, pivots, info);
+}
+T2 ldl_factor_out(Tensor& LD, Tensor& pivots, const Tensor& A, bool hermitian) {
+  EMBER_FRONT(T2(const Tensor&, bool, Tensor&, Tensor&), "linalg_ldl_factor.out", A, hermitian, LD, pivots);
+}
+Tensor& ldl_solve_out(Tensor& out, const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  EMBER_FRONT(Tensor&(const Tensor&, const Tensor&, const Tensor&, bool, Tensor&), "linalg_ldl_solve.out", LD, pivots,
+              B, hermitian, out);
+}
+Tensor& tensorinv_out(Tensor& out, const Tensor& A, int64_t ind) {
+  EMBER_FRONT(Tensor&(const Tensor&, int64_t, Tensor&), "linalg_tensorinv.out", A, ind, out);
+}
+Tensor& tensorsolve_out(Tensor& out, const Tensor& A, const Tensor& B, std::optional<IntArrayRef> dims) {
+  EMBER_FRONT(Tensor&(const Tensor&, const Tensor&, std::optional<IntArrayRef>, Tensor&), "linalg_tensorsolve.out", A,
+              B, dims, out);
+}
+Tensor& matrix_power_out(Tensor& out, const Tensor& A, int64_t n) {
+  EMBER_FRONT(Tensor&(const Tensor&, int64_t, Tensor&), "linalg_matrix_power.out", A, n, out);
+}
 }  // namespace linalg
 
 Tensor det(const Tensor& A) { EMBER_FRONT(Tensor(const Tensor&), "det", A); }
@@ -676,6 +733,35 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
               unpack_pivots);
 }
 Tensor matrix_power(const Tensor& A, int64_t n) { EMBER_FRONT(Tensor(const Tensor&, int64_t), "matrix_power", A, n); }
+std::tuple<Tensor&, Tensor&> slogdet_out(Tensor& sign, Tensor& logabsdet, const Tensor& A) {
+  EMBER_FRONT(linalg::T2(const Tensor&, Tensor&, Tensor&), "slogdet.out", A, sign, logabsdet);
+}
+Tensor& inverse_out(Tensor& out, const Tensor& A) { EMBER_FRONT(Tensor&(const Tensor&, Tensor&), "inverse.out", A, out); }
+Tensor& cholesky_out(Tensor& out, const Tensor& A, bool upper) {
+  EMBER_FRONT(Tensor&(const Tensor&, bool, Tensor&), "cholesky.out", A, upper, out);
+}
+Tensor& cholesky_solve_out(Tensor& out, const Tensor& B, const Tensor& L, bool upper) {
+  EMBER_FRONT(Tensor&(const Tensor&, const Tensor&, bool, Tensor&), "cholesky_solve.out", B, L, upper, out);
+}
+Tensor& cholesky_inverse_out(Tensor& out, const Tensor& L, bool upper) {
+  EMBER_FRONT(Tensor&(const Tensor&, bool, Tensor&), "cholesky_inverse.out", L, upper, out);
+}
+std::tuple<Tensor&, Tensor&> triangular_solve_out(Tensor& X, Tensor& M, const Tensor& B, const Tensor& A, bool upper,
+                                                  bool transpose, bool unitriangular) {
+  EMBER_FRONT(linalg::T2(const Tensor&, const Tensor&, bool, bool, bool, Tensor&, Tensor&), "triangular_solve.X", B, A,
+              upper, transpose, unitriangular, X, M);
+}
+Tensor& lu_solve_out(Tensor& out, const Tensor& B, const Tensor& LU, const Tensor& pivots) {
+  EMBER_FRONT(Tensor&(const Tensor&, const Tensor&, const Tensor&, Tensor&), "lu_solve.out", B, LU, pivots, out);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(Tensor& P, Tensor& L, Tensor& U, const Tensor& LU,
+                                                    const Tensor& pivots, bool unpack_data, bool unpack_pivots) {
+  EMBER_FRONT(linalg::T3(const Tensor&, const Tensor&, bool, bool, Tensor&, Tensor&, Tensor&), "lu_unpack.out", LU,
+              pivots, unpack_data, unpack_pivots, P, L, U);
+}
+Tensor& matrix_power_out(Tensor& out, const Tensor& A, int64_t n) {
+  EMBER_FRONT(Tensor&(const Tensor&, int64_t, Tensor&), "matrix_power.out", A, n, out);
+}
 #undef EMBER_FRONT
 }  // namespace ember
 #undef EMBER_CALL

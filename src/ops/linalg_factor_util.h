@@ -38,5 +38,7 @@ DimVector batch_of(const Tensor& t, int64_t mat_dims);
 int64_t prod(IntArrayRef s);
 // Element offsets of each matrix of t with its batch dims broadcast to `batch`.
 std::vector<int64_t> batch_offsets(const Tensor& t, IntArrayRef batch, int64_t mat_dims);
+// An out= result: r copied into out (resized), whose dtype must be r's (PyTorch's message).
+void set_out(Tensor& out, const Tensor& r);
 
 }  // namespace ember::linalg_factor_ops

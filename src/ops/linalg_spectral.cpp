@@ -1,8 +1,7 @@
 // torch.linalg's spectral decompositions through LAPACK (LAPACKE): the primitives
 // _linalg_eigh (syevd/heevd), _linalg_svd (gesdd), linalg_qr (geqrf + orgqr/ungqr),
-// linalg_eig (geev), linalg_householder_product (orgqr/ungqr), linalg_lstsq
-// (gelsy/gelsd/gelss/gels) and an internal general solve used by derivative formulas, with
-// CPU/Meta kernels. The public functions built on them (eigh, svd, pinv, norms, ...) are
+// linalg_eig (geev), linalg_householder_product (orgqr/ungqr) and linalg_lstsq
+// (gelsy/gelsd/gelss/gels), with CPU/Meta kernels. The public functions built on them (eigh, svd, pinv, norms, ...) are
 // composites in linalg_spectral_composite.cpp; formulas in autograd/formulas_linalg_spectral.cpp.
 //
 // Each matrix is copied once into a column-major scratch buffer (a contiguous (..., n, m)
@@ -125,19 +124,6 @@ EMBER_QR(double, LAPACKE_dgeqrf_work, LAPACKE_dorgqr_work)
 EMBER_QR(c64, LAPACKE_cgeqrf_work, LAPACKE_cungqr_work)
 EMBER_QR(c128, LAPACKE_zgeqrf_work, LAPACKE_zungqr_work)
 #undef EMBER_QR
-
-lapack_int gesv(lapack_int n, lapack_int nrhs, float* a, lapack_int lda, lapack_int* ipiv, float* b, lapack_int ldb) {
-  return LAPACKE_sgesv_work(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);
-}
-lapack_int gesv(lapack_int n, lapack_int nrhs, double* a, lapack_int lda, lapack_int* ipiv, double* b, lapack_int ldb) {
-  return LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);
-}
-lapack_int gesv(lapack_int n, lapack_int nrhs, c64* a, lapack_int lda, lapack_int* ipiv, c64* b, lapack_int ldb) {
-  return LAPACKE_cgesv_work(LAPACK_COL_MAJOR, n, nrhs, lc(a), lda, ipiv, lc(b), ldb);
-}
-lapack_int gesv(lapack_int n, lapack_int nrhs, c128* a, lapack_int lda, lapack_int* ipiv, c128* b, lapack_int ldb) {
-  return LAPACKE_zgesv_work(LAPACK_COL_MAJOR, n, nrhs, lc(a), lda, ipiv, lc(b), ldb);
-}
 
 // geev: right eigenvectors only. Real input gives eigenvalues as (wr, wi) and conjugate pairs
 // of eigenvectors packed into two real columns; they are unpacked by the caller.
@@ -638,41 +624,6 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_k(const Tensor& self, const Ten
   return finish(residuals);
 }
 
-// ---------------------------------------------------------------- internal solve
-// X = A^{-1} B for square A (batch dims of A and B equal), by LU with partial pivoting; the
-// derivative formulas of eig use it (their gradients are solves again).
-Tensor solve_k(const Tensor& A, const Tensor& B) {
-  check_cpu("_linalg_spectral_solve", A);
-  const int64_t n = A.size(-1), nrhs = B.size(-1);
-  const ScalarType dt = promote_types(A.dtype(), B.dtype());
-  DimVector batch = broadcast_shapes(batch_shape(A), batch_shape(B));
-  DimVector as(batch), bs(batch);
-  as.push_back(n);
-  as.push_back(n);
-  bs.push_back(n);
-  bs.push_back(nrhs);
-  Tensor X = col_major_copy(B.expand(bs), dt);
-  if (A.is_meta() || X.numel() == 0) return X;
-  Tensor LU = col_major_copy(A.expand(as), dt);
-  const int64_t nb = prod(batch);
-  Infos infos(nb);
-  dispatch_lapack(dt, [&](auto tag) {
-    using T = decltype(tag);
-    T* a = static_cast<T*>(LU.data_ptr());
-    T* x = static_cast<T*>(X.data_ptr());
-    for_each_matrix(nb, n * n * (n + nrhs), [&](int64_t i) {
-      std::vector<lapack_int> piv(static_cast<size_t>(n));
-      infos.v[static_cast<size_t>(i)] = gesv(static_cast<lapack_int>(n), static_cast<lapack_int>(nrhs), a + i * n * n,
-                                             static_cast<lapack_int>(n), piv.data(), x + i * n * nrhs,
-                                             static_cast<lapack_int>(n));
-    });
-  });
-  auto [bi, info] = infos.first();
-  if (info > 0)
-    EMBER_FAIL(LinAlgError, batch_prefix("linalg.solve", nb, bi), ": The solver failed because the input matrix is singular.");
-  return X;
-}
-
 using EighSig = std::tuple<Tensor, Tensor>(const Tensor&, std::string_view, bool);
 using SvdSig = std::tuple<Tensor, Tensor, Tensor>(const Tensor&, bool, bool, std::optional<std::string_view>);
 using QrSig = std::tuple<Tensor, Tensor>(const Tensor&, std::string_view);
@@ -699,8 +650,6 @@ EMBER_REGISTER(linalg_spectral_ops) {
   define_op<LstsqSig>("_linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
                       "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)");
   register_cpu_meta<LstsqSig, &lstsq_k>("_linalg_lstsq");
-  define_op<BinarySig>("_linalg_spectral_solve(Tensor A, Tensor B) -> Tensor");
-  register_cpu_meta<BinarySig, &solve_k>("_linalg_spectral_solve");
 }
 
 }  // namespace
@@ -722,7 +671,6 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& self, con
   EMBER_CALL(LstsqSig, "_linalg_lstsq", self, b, rcond, driver);
 }
 Tensor _linalg_eigvals(const Tensor& A) { EMBER_CALL(UnarySig, "_linalg_eigvals", A); }
-Tensor _linalg_spectral_solve(const Tensor& A, const Tensor& B) { EMBER_CALL(BinarySig, "_linalg_spectral_solve", A, B); }
 
 namespace linalg {
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) { EMBER_CALL(QrSig, "linalg_qr", A, mode); }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "autograd/out_check.h"
 #include "core/torch_names.h"
 #include "ember/autograd.h"
 #include "ember/dispatch.h"
@@ -17,6 +18,7 @@
 #include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
+#include "ops/linalg_factor_util.h"
 
 namespace ember {
 namespace linalg_detail {
@@ -403,6 +405,105 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_c(const Tensor& A, const Tensor
 
 Tensor diagonal_c(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) { return A.diagonal(offset, dim1, dim2); }
 
+// ---------------------------------------------------------------- out= forms
+// The functional op, then a copy into out (linalg_factor_ops::set_out: same dtype required,
+// resized); refused when an input requires grad, as PyTorch's out= forms.
+using Out1 = Tensor&;
+using Out2 = std::tuple<Tensor&, Tensor&>;
+using Out3 = std::tuple<Tensor&, Tensor&, Tensor&>;
+using linalg_factor_ops::set_out;
+Out2 set2(Tensor& a, Tensor& b, const std::tuple<Tensor, Tensor>& r) {
+  set_out(a, std::get<0>(r));
+  set_out(b, std::get<1>(r));
+  return {a, b};
+}
+
+Out2 eigh_out_k(const Tensor& A, std::string_view uplo, Tensor& L, Tensor& V) {
+  autograd::check_out_inputs("linalg_eigh", {A});
+  return set2(L, V, linalg::eigh(A, uplo));
+}
+Out1 eigvalsh_out_k(const Tensor& A, std::string_view uplo, Tensor& out) {
+  autograd::check_out_inputs("linalg_eigvalsh", {A});
+  set_out(out, linalg::eigvalsh(A, uplo));
+  return out;
+}
+Out2 eig_out_k(const Tensor& A, Tensor& L, Tensor& V) {
+  autograd::check_out_inputs("linalg_eig", {A});
+  return set2(L, V, linalg::eig(A));
+}
+Out1 eigvals_out_k(const Tensor& A, Tensor& out) {
+  autograd::check_out_inputs("linalg_eigvals", {A});
+  set_out(out, linalg::eigvals(A));
+  return out;
+}
+Out3 svd_out_k(const Tensor& A, bool full, std::optional<std::string_view> driver, Tensor& U, Tensor& S, Tensor& Vh) {
+  autograd::check_out_inputs("linalg_svd", {A});
+  auto [u, sv, vh] = linalg::svd(A, full, driver);
+  set_out(U, u);
+  set_out(S, sv);
+  set_out(Vh, vh);
+  return {U, S, Vh};
+}
+Out1 svdvals_out_k(const Tensor& A, std::optional<std::string_view> driver, Tensor& out) {
+  autograd::check_out_inputs("linalg_svdvals", {A});
+  set_out(out, linalg::svdvals(A, driver));
+  return out;
+}
+Out2 qr_out_k(const Tensor& A, std::string_view mode, Tensor& Q, Tensor& R) {
+  autograd::check_out_inputs("linalg_qr", {A});
+  return set2(Q, R, linalg::qr(A, mode));
+}
+Out1 householder_out_k(const Tensor& input, const Tensor& tau, Tensor& out) {
+  autograd::check_out_inputs("linalg_householder_product", {input, tau});
+  set_out(out, linalg::householder_product(input, tau));
+  return out;
+}
+Out1 vector_norm_out_k(const Tensor& x, const Scalar& ord, OptDims dim, bool keepdim, std::optional<ScalarType> dtype,
+                       Tensor& out) {
+  autograd::check_out_inputs("linalg_vector_norm", {x});
+  set_out(out, linalg::vector_norm(x, ord, dim, keepdim, dtype));
+  return out;
+}
+Out1 matrix_norm_out_k(const Tensor& A, const Scalar& ord, IntArrayRef dim, bool keepdim,
+                       std::optional<ScalarType> dtype, Tensor& out) {
+  autograd::check_out_inputs("linalg_matrix_norm", {A});
+  set_out(out, linalg::matrix_norm(A, ord, dim, keepdim, dtype));
+  return out;
+}
+Out1 matrix_norm_str_out_k(const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim,
+                           std::optional<ScalarType> dtype, Tensor& out) {
+  autograd::check_out_inputs("linalg_matrix_norm", {A});
+  set_out(out, linalg::matrix_norm(A, ord, dim, keepdim, dtype));
+  return out;
+}
+Out1 norm_out_k(const Tensor& A, const std::optional<Scalar>& ord, OptDims dim, bool keepdim,
+                std::optional<ScalarType> dtype, Tensor& out) {
+  autograd::check_out_inputs("linalg_norm", {A});
+  set_out(out, linalg::norm(A, ord, dim, keepdim, dtype));
+  return out;
+}
+Out1 norm_str_out_k(const Tensor& A, std::string_view ord, OptDims dim, bool keepdim, std::optional<ScalarType> dtype,
+                    Tensor& out) {
+  autograd::check_out_inputs("linalg_norm", {A});
+  set_out(out, linalg::norm(A, ord, dim, keepdim, dtype));
+  return out;
+}
+Out1 multi_dot_out_k(TensorList tensors, Tensor& out) {
+  for (const Tensor& t : tensors) autograd::check_out_inputs("linalg_multi_dot", {t});
+  set_out(out, linalg::multi_dot(tensors));
+  return out;
+}
+Out1 cross_out_k(const Tensor& a, const Tensor& b, int64_t dim, Tensor& out) {
+  autograd::check_out_inputs("linalg_cross", {a, b});
+  set_out(out, linalg::cross(a, b, dim));
+  return out;
+}
+Out1 vecdot_out_k(const Tensor& x, const Tensor& y, int64_t dim, Tensor& out) {
+  autograd::check_out_inputs("linalg_vecdot", {x, y});
+  set_out(out, linalg::vecdot(x, y, dim));
+  return out;
+}
+
 using EighSig = std::tuple<Tensor, Tensor>(const Tensor&, std::string_view);
 using StrSig = Tensor(const Tensor&, std::string_view);
 using UnarySig = Tensor(const Tensor&);
@@ -424,6 +525,20 @@ using ListSig = Tensor(TensorList);
 using CrossSig = Tensor(const Tensor&, const Tensor&, int64_t);
 using VanderSig = Tensor(const Tensor&, std::optional<int64_t>);
 using DiagSig = Tensor(const Tensor&, int64_t, int64_t, int64_t);
+using EighOutSig = Out2(const Tensor&, std::string_view, Tensor&, Tensor&);
+using StrOutSig = Out1(const Tensor&, std::string_view, Tensor&);
+using EigOutSig = Out2(const Tensor&, Tensor&, Tensor&);
+using UnaryOutSig = Out1(const Tensor&, Tensor&);
+using SvdOutSig = Out3(const Tensor&, bool, std::optional<std::string_view>, Tensor&, Tensor&, Tensor&);
+using SvdvalsOutSig = Out1(const Tensor&, std::optional<std::string_view>, Tensor&);
+using BinaryOutSig = Out1(const Tensor&, const Tensor&, Tensor&);
+using VNormOutSig = Out1(const Tensor&, const Scalar&, OptDims, bool, std::optional<ScalarType>, Tensor&);
+using MNormOutSig = Out1(const Tensor&, const Scalar&, IntArrayRef, bool, std::optional<ScalarType>, Tensor&);
+using MNormStrOutSig = Out1(const Tensor&, std::string_view, IntArrayRef, bool, std::optional<ScalarType>, Tensor&);
+using NormOutSig = Out1(const Tensor&, const std::optional<Scalar>&, OptDims, bool, std::optional<ScalarType>, Tensor&);
+using NormStrOutSig = Out1(const Tensor&, std::string_view, OptDims, bool, std::optional<ScalarType>, Tensor&);
+using ListOutSig = Out1(TensorList, Tensor&);
+using CrossOutSig = Out1(const Tensor&, const Tensor&, int64_t, Tensor&);
 using LstsqSig = std::tuple<Tensor, Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, std::optional<double>,
                                                             std::optional<std::string_view>);
 
@@ -505,6 +620,49 @@ EMBER_REGISTER(linalg_composite_ops) {
   define_op<DiagSig>("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
                     fo | static_cast<uint32_t>(Tag::View));
   register_composite<DiagSig, &diagonal_c>("linalg_diagonal");
+
+  // out= forms (torch's overload names)
+  define_op<EighOutSig>("linalg_eigh.eigvals(Tensor self, str UPLO='L', *, Tensor(a!) eigvals, Tensor(b!) eigvecs) -> "
+                        "(Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)", fo);
+  register_composite<EighOutSig, &eigh_out_k>("linalg_eigh.eigvals");
+  define_op<StrOutSig>("linalg_eigvalsh.out(Tensor self, str UPLO='L', *, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<StrOutSig, &eigvalsh_out_k>("linalg_eigvalsh.out");
+  define_op<EigOutSig>("linalg_eig.out(Tensor self, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> "
+                       "(Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)", fo);
+  register_composite<EigOutSig, &eig_out_k>("linalg_eig.out");
+  define_op<UnaryOutSig>("linalg_eigvals.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<UnaryOutSig, &eigvals_out_k>("linalg_eigvals.out");
+  define_op<SvdOutSig>("linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, "
+                       "Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)", fo);
+  register_composite<SvdOutSig, &svd_out_k>("linalg_svd.U");
+  define_op<SvdvalsOutSig>("linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<SvdvalsOutSig, &svdvals_out_k>("linalg_svdvals.out");
+  define_op<EighOutSig>("linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) -> "
+                        "(Tensor(a!) Q, Tensor(b!) R)", fo);
+  register_composite<EighOutSig, &qr_out_k>("linalg_qr.out");
+  define_op<BinaryOutSig>("linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<BinaryOutSig, &householder_out_k>("linalg_householder_product.out");
+  define_op<VNormOutSig>("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+                         "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<VNormOutSig, &vector_norm_out_k>("linalg_vector_norm.out");
+  define_op<MNormOutSig>("linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, "
+                         "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<MNormOutSig, &matrix_norm_out_k>("linalg_matrix_norm.out");
+  define_op<MNormStrOutSig>("linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], "
+                            "bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<MNormStrOutSig, &matrix_norm_str_out_k>("linalg_matrix_norm.str_ord_out");
+  define_op<NormOutSig>("linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
+                        "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<NormOutSig, &norm_out_k>("linalg_norm.out");
+  define_op<NormStrOutSig>("linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, "
+                           "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<NormStrOutSig, &norm_str_out_k>("linalg_norm.ord_str_out");
+  define_op<ListOutSig>("linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<ListOutSig, &multi_dot_out_k>("linalg_multi_dot.out");
+  define_op<CrossOutSig>("linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<CrossOutSig, &cross_out_k>("linalg_cross.out");
+  define_op<CrossOutSig>("linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<CrossOutSig, &vecdot_out_k>("linalg_vecdot.out");
 }
 
 }  // namespace
@@ -561,6 +719,58 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) { EMBER_CALL(CrossS
 Tensor vander(const Tensor& x, std::optional<int64_t> N) { EMBER_CALL(VanderSig, "linalg_vander", x, N); }
 Tensor diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
   EMBER_CALL(DiagSig, "linalg_diagonal", A, offset, dim1, dim2);
+}
+
+std::tuple<Tensor&, Tensor&> eigh_out(Tensor& eigenvalues, Tensor& eigenvectors, const Tensor& A,
+                                      std::string_view UPLO) {
+  EMBER_CALL(EighOutSig, "linalg_eigh.eigvals", A, UPLO, eigenvalues, eigenvectors);
+}
+Tensor& eigvalsh_out(Tensor& out, const Tensor& A, std::string_view UPLO) {
+  EMBER_CALL(StrOutSig, "linalg_eigvalsh.out", A, UPLO, out);
+}
+std::tuple<Tensor&, Tensor&> eig_out(Tensor& eigenvalues, Tensor& eigenvectors, const Tensor& A) {
+  EMBER_CALL(EigOutSig, "linalg_eig.out", A, eigenvalues, eigenvectors);
+}
+Tensor& eigvals_out(Tensor& out, const Tensor& A) { EMBER_CALL(UnaryOutSig, "linalg_eigvals.out", A, out); }
+std::tuple<Tensor&, Tensor&, Tensor&> svd_out(Tensor& U, Tensor& S, Tensor& Vh, const Tensor& A, bool full_matrices,
+                                              std::optional<std::string_view> driver) {
+  EMBER_CALL(SvdOutSig, "linalg_svd.U", A, full_matrices, driver, U, S, Vh);
+}
+Tensor& svdvals_out(Tensor& out, const Tensor& A, std::optional<std::string_view> driver) {
+  EMBER_CALL(SvdvalsOutSig, "linalg_svdvals.out", A, driver, out);
+}
+std::tuple<Tensor&, Tensor&> qr_out(Tensor& Q, Tensor& R, const Tensor& A, std::string_view mode) {
+  EMBER_CALL(EighOutSig, "linalg_qr.out", A, mode, Q, R);
+}
+Tensor& householder_product_out(Tensor& out, const Tensor& input, const Tensor& tau) {
+  EMBER_CALL(BinaryOutSig, "linalg_householder_product.out", input, tau, out);
+}
+Tensor& vector_norm_out(Tensor& out, const Tensor& x, const Scalar& ord, OptDims dim, bool keepdim,
+                        std::optional<ScalarType> dtype) {
+  EMBER_CALL(VNormOutSig, "linalg_vector_norm.out", x, ord, dim, keepdim, dtype, out);
+}
+Tensor& matrix_norm_out(Tensor& out, const Tensor& A, const Scalar& ord, IntArrayRef dim, bool keepdim,
+                        std::optional<ScalarType> dtype) {
+  EMBER_CALL(MNormOutSig, "linalg_matrix_norm.out", A, ord, dim, keepdim, dtype, out);
+}
+Tensor& matrix_norm_out(Tensor& out, const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim,
+                        std::optional<ScalarType> dtype) {
+  EMBER_CALL(MNormStrOutSig, "linalg_matrix_norm.str_ord_out", A, ord, dim, keepdim, dtype, out);
+}
+Tensor& norm_out(Tensor& out, const Tensor& A, const std::optional<Scalar>& ord, OptDims dim, bool keepdim,
+                 std::optional<ScalarType> dtype) {
+  EMBER_CALL(NormOutSig, "linalg_norm.out", A, ord, dim, keepdim, dtype, out);
+}
+Tensor& norm_out(Tensor& out, const Tensor& A, std::string_view ord, OptDims dim, bool keepdim,
+                 std::optional<ScalarType> dtype) {
+  EMBER_CALL(NormStrOutSig, "linalg_norm.ord_str_out", A, ord, dim, keepdim, dtype, out);
+}
+Tensor& multi_dot_out(Tensor& out, TensorList tensors) { EMBER_CALL(ListOutSig, "linalg_multi_dot.out", tensors, out); }
+Tensor& cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
+  EMBER_CALL(CrossOutSig, "linalg_cross.out", a, b, dim, out);
+}
+Tensor& vecdot_out(Tensor& out, const Tensor& x, const Tensor& y, int64_t dim) {
+  EMBER_CALL(CrossOutSig, "linalg_vecdot.out", x, y, dim, out);
 }
 }  // namespace linalg
 

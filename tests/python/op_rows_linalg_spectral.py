@@ -352,9 +352,8 @@ ROWS = [
                       Sample([T((2, 3, 4))], {"dim1": 0, "dim2": 2, "offset": -1}, name="dims")], tol=TOL),
 ]
 
-# The internal solve is checked through the gradients of eig (and test_linalg_spectral.py);
 # _linalg_eigvals through linalg_eigvals; _linalg_eigh, _linalg_svd, _linalg_lstsq through eigh, svd, lstsq.
-COVERED_ELSEWHERE = {"_linalg_spectral_solve", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "_linalg_lstsq"}
+COVERED_ELSEWHERE = {"_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "_linalg_lstsq"}
 
 
 # ---------------------------------------------------------------- cond (src/ops/linalg_cond.cpp)

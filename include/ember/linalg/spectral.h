@@ -63,6 +63,33 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
 Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
 Tensor diagonal(const Tensor& A, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 
+// out= forms (torch's): results written into the given tensors (resized; their dtypes must be
+// the results'), which are returned; inputs may not require grad. pinv, matrix_rank and cond
+// have theirs in Python only.
+std::tuple<Tensor&, Tensor&> eigh_out(Tensor& eigenvalues, Tensor& eigenvectors, const Tensor& A,
+                                      std::string_view UPLO = "L");
+Tensor& eigvalsh_out(Tensor& out, const Tensor& A, std::string_view UPLO = "L");
+std::tuple<Tensor&, Tensor&> eig_out(Tensor& eigenvalues, Tensor& eigenvectors, const Tensor& A);
+Tensor& eigvals_out(Tensor& out, const Tensor& A);
+std::tuple<Tensor&, Tensor&, Tensor&> svd_out(Tensor& U, Tensor& S, Tensor& Vh, const Tensor& A, bool full_matrices = true,
+                                              std::optional<std::string_view> driver = std::nullopt);
+Tensor& svdvals_out(Tensor& out, const Tensor& A, std::optional<std::string_view> driver = std::nullopt);
+std::tuple<Tensor&, Tensor&> qr_out(Tensor& Q, Tensor& R, const Tensor& A, std::string_view mode = "reduced");
+Tensor& householder_product_out(Tensor& out, const Tensor& input, const Tensor& tau);
+Tensor& vector_norm_out(Tensor& out, const Tensor& x, const Scalar& ord = 2, OptDims dim = std::nullopt,
+                        bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& matrix_norm_out(Tensor& out, const Tensor& A, const Scalar& ord, IntArrayRef dim = {-2, -1},
+                        bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& matrix_norm_out(Tensor& out, const Tensor& A, std::string_view ord = "fro", IntArrayRef dim = {-2, -1},
+                        bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& norm_out(Tensor& out, const Tensor& A, const std::optional<Scalar>& ord = std::nullopt,
+                 OptDims dim = std::nullopt, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& norm_out(Tensor& out, const Tensor& A, std::string_view ord, OptDims dim = std::nullopt, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt);
+Tensor& multi_dot_out(Tensor& out, TensorList tensors);
+Tensor& cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t dim = -1);
+Tensor& vecdot_out(Tensor& out, const Tensor& x, const Tensor& y, int64_t dim = -1);
+
 }  // namespace ember::linalg
 
 namespace ember {
@@ -83,6 +110,4 @@ Tensor _linalg_eigvals(const Tensor& A);
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const Tensor& B,
                                                          std::optional<double> rcond = std::nullopt,
                                                          std::optional<std::string_view> driver = std::nullopt);
-// X = A^{-1} B (LU with partial pivoting); the derivative formulas solve with it.
-Tensor _linalg_spectral_solve(const Tensor& A, const Tensor& B);
 }  // namespace ember
