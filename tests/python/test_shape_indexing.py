@@ -140,3 +140,20 @@ def test_shapes_whose_numel_overflows_raise_like_torch(make):
     with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
         make(ember)
     assert ember.ones(1).expand(0, 2**62).shape == (0, 2**62)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("shape,dims", [((33, 70), (0, 1)), ((130, 257), (1, 0)), ((3, 64, 100), (1, 2)), ((40, 5, 65), (0, 2)),
+                                        ((2, 3, 96, 97), (-1, -2))])
+def test_transposing_copies_match_torch(dtype, shape, dims):
+    # Transposes whose two dims reach the tiled copy (kernels/copy.cpp), with partial tiles,
+    # batch dims in between and element sizes from 1 to 16 bytes; also into a strided out.
+    t = (torch.arange(int(np.prod(shape))).reshape(shape) % 251).to(getattr(torch, dtype))
+    x = ember.from_numpy(t.numpy())
+    want = t.transpose(*dims).contiguous()
+    got = x.transpose(*dims).contiguous()
+    assert got.is_contiguous() and got.shape == want.shape
+    assert np.array_equal(got.numpy(), want.numpy())
+    out = ember.zeros(want.shape[:-1] + (want.shape[-1] * 2,), dtype=getattr(ember, dtype))[..., ::2]
+    out.copy_(x.transpose(*dims))
+    assert np.array_equal(out.numpy(), want.numpy())

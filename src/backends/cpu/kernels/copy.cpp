@@ -2,6 +2,7 @@
 // the 16-bit floats and float or double run on this build's vectors in the AVX builds
 // (F16C for float16, integer lanes for bfloat16: unary_loops.h); the default build keeps
 // the scalar conversions (convert.h), which round the same way.
+#include <algorithm>
 #include <cstring>
 
 #include "backends/cpu/kernels/basic_loops.h"
@@ -16,9 +17,63 @@ void copy_kernel(const ElementwiseIter& it);
 namespace EMBER_ISA_NAMESPACE {
 namespace {
 
+// A transposing copy: the output runs along loop dim 0 while the input runs along another
+// dim d. Walking the output in order reads one input cache line per element (x.t().contiguous()
+// of 1024x1024 floats: 21 ms, against 0.6 ms in PyTorch), so the two dims are copied in square
+// tiles whose input and output lines both stay in L1. False when the layout is not of this kind.
+template <typename T>
+bool copy_transposed(const ElementwiseIter& it) {
+  constexpr int64_t E = sizeof(T);
+  constexpr int64_t B = std::max<int64_t>(32, 128 / E);  // tile side: 32 of 4 bytes and wider
+  const int nd = it.ndim();
+  const int64_t* so = it.strides(0);
+  const int64_t* si = it.strides(1);
+  if (nd < 2 || so[0] != E || si[0] == E) return false;
+  int d = 1;
+  while (d < nd && si[d] != E) ++d;
+  const int64_t* shape = it.loop_shape().data();
+  if (d == nd || shape[0] < B || shape[d] < B) return false;
+  // The other dims, walked by a flat index; everything else is tiles of dims 0 and d.
+  int64_t rest_shape[ElementwiseIter::kMaxDims], rest_so[ElementwiseIter::kMaxDims], rest_si[ElementwiseIter::kMaxDims];
+  int nrest = 0;
+  for (int k = 1; k < nd; ++k)
+    if (k != d) { rest_shape[nrest] = shape[k]; rest_so[nrest] = so[k]; rest_si[nrest] = si[k]; ++nrest; }
+  const int64_t n0 = shape[0], n1 = shape[d], t0 = (n0 + B - 1) / B, t1 = (n1 + B - 1) / B;
+  const int64_t units = it.numel() / (n0 * n1) * t0 * t1;
+  const int64_t out_d = so[d], in_0 = si[0];
+  char* out_base = it.data(0);
+  const char* in_base = it.data(1);
+  const int nthreads = threads_for(it.numel());
+#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
+  for (int64_t u = 0; u < units; ++u) {
+    int64_t r = u / (t0 * t1), off_o = 0, off_i = 0;
+    for (int k = 0; k < nrest; ++k) {
+      const int64_t idx = r % rest_shape[k];
+      r /= rest_shape[k];
+      off_o += idx * rest_so[k];
+      off_i += idx * rest_si[k];
+    }
+    const int64_t i0 = (u % t0) * B, j0 = (u / t0 % t1) * B;
+    const int64_t i1 = std::min(n0, i0 + B), j1 = std::min(n1, j0 + B);
+    char* out = out_base + off_o;
+    const char* in = in_base + off_i;
+    // Rows of the input tile into a buffer first: rows a power of two apart share L1 sets,
+    // so reading them element by element across rows would evict each other.
+    alignas(64) T tile[B * B];
+    for (int64_t i = i0; i < i1; ++i)
+      std::memcpy(&tile[(i - i0) * B], in + i * in_0 + j0 * E, static_cast<size_t>((j1 - j0) * E));
+    for (int64_t j = j0; j < j1; ++j) {
+      T* __restrict o = reinterpret_cast<T*>(out + j * out_d);
+      for (int64_t i = i0; i < i1; ++i) o[i] = tile[(i - i0) * B + (j - j0)];
+    }
+  }
+  return true;
+}
+
 // Same dtype: only the element size matters.
 template <typename T>
 void copy_same(const ElementwiseIter& it) {
+  if (copy_transposed<T>(it)) return;
   for_each(it, [](char** data, const int64_t* s, int64_t n) {
     if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
       std::memcpy(data[0], data[1], static_cast<size_t>(n) * sizeof(T));
