@@ -80,6 +80,55 @@ void run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar&
   cpu::gemm(g);
 }
 
+// The stride with which dims [begin, end) step as one flattened dim (0 when all have size
+// 1), or -1 when they do not fold into one stride.
+int64_t folded_stride(IntArrayRef sizes, IntArrayRef strides, int64_t begin, int64_t end) {
+  int64_t stride = 0, next = -1;
+  for (int64_t d = end - 1; d >= begin; --d) {
+    if (sizes[d] == 1) continue;
+    if (next >= 0 && strides[d] != next) return -1;
+    if (next < 0) stride = strides[d];
+    next = strides[d] * sizes[d];
+  }
+  return stride;
+}
+
+// out (contiguous, [batch..., m, n]) = A [batch..., m, k] @ B [batch..., k, n] without copying
+// operands whose batch dims do not fold into one stride but do fold into two (the outer ones,
+// and the last): the heads of a packed attention projection, read in place. Returns false
+// (nothing done) when that does not apply; the caller then packs.
+bool gemm_nested(const Tensor& A, const Tensor& B, const Tensor& out, int64_t nb) {
+  if (nb < 2 || A.dtype() == kBFloat16) return false;
+  const IntArrayRef as = A.sizes(), at = A.strides(), bs = B.sizes(), bt = B.strides();
+  if (folded_stride(as, at, 0, nb) >= 0 && folded_stride(bs, bt, 0, nb) >= 0) return false;  // a view will do
+  const int64_t a_outer = folded_stride(as, at, 0, nb - 1), b_outer = folded_stride(bs, bt, 0, nb - 1);
+  if (a_outer < 0 || b_outer < 0) return false;
+  cpu::GemmArgs g;
+  g.dtype = A.dtype();
+  g.m = as[nb];
+  g.k = as[nb + 1];
+  g.n = bs[nb + 1];
+  g.inner = as[nb - 1];
+  g.batch = compute_numel(as.slice(0, nb));
+  g.a = A.data_ptr();
+  g.a_outer = a_outer;
+  g.a_batch = at[nb - 1];
+  g.a_rs = at[nb];
+  g.a_cs = at[nb + 1];
+  g.b = B.data_ptr();
+  g.b_outer = b_outer;
+  g.b_batch = bt[nb - 1];
+  g.b_rs = bt[nb];
+  g.b_cs = bt[nb + 1];
+  g.c = out.data_ptr();
+  g.c_batch = g.m * g.n;
+  g.c_outer = g.inner * g.c_batch;
+  g.c_rs = g.n;
+  g.c_cs = 1;
+  cpu::gemm(g);
+  return true;
+}
+
 struct Plan {
   DimVector out_shape;   // the result's shape
   DimVector batch;       // broadcast batch dims
@@ -135,8 +184,11 @@ void matmul_into(const Tensor& a, const Tensor& b, const Plan& p, const Tensor& 
   ea.push_back(p.k);
   eb.push_back(p.k);
   eb.push_back(p.n);
-  A = as_batch(a2.expand(ea), batch, p.m, p.k);
-  B = as_batch(b2.expand(eb), batch, p.k, p.n);
+  A = a2.expand(ea);
+  B = b2.expand(eb);
+  if (out.is_contiguous() && gemm_nested(A, B, out, static_cast<int64_t>(p.batch.size()))) return;
+  A = as_batch(A, batch, p.m, p.k);
+  B = as_batch(B, batch, p.k, p.n);
   if (out.is_contiguous()) return run_gemm(A, B, out.view({batch, p.m, p.n}));
   Tensor tmp = empty({batch, p.m, p.n}, out.dtype());
   run_gemm(A, B, tmp);
@@ -215,6 +267,32 @@ void check_same_dtype(const char* op, const Tensor& self, const Tensor& a) {
               " and ", a.device(), "! (in ", op, ")");
 }
 
+// linear's case, beta == alpha == 1 and self a row repeated down the rows of one float32
+// product: oneDNN adds the row as it writes each tile, instead of result being prefilled.
+bool bias_epilogue(const Tensor& self, const Tensor& A, const Tensor& B, const Tensor& result, const Scalar& beta,
+                   const Scalar& alpha) {
+  if (A.dtype() != kFloat || result.sizes()[0] != 1 || beta.to_complex() != complex128(1) ||
+      alpha.to_complex() != complex128(1))
+    return false;
+  const int64_t m = result.sizes()[1], n = result.sizes()[2];
+  if (m < 2 || self.strides()[1] != 0 || (n > 1 && self.strides()[2] != 1)) return false;
+  cpu::GemmArgs g;
+  g.dtype = kFloat;
+  g.m = m;
+  g.n = n;
+  g.k = A.sizes()[2];
+  g.a = A.data_ptr();
+  g.a_rs = A.strides()[1];
+  g.a_cs = A.strides()[2];
+  g.b = B.data_ptr();
+  g.b_rs = B.strides()[1];
+  g.b_cs = B.strides()[2];
+  g.c = result.data_ptr();
+  g.c_rs = result.strides()[1];
+  g.c_cs = 1;
+  return cpu::gemm_bias(g, self.data_ptr());
+}
+
 // result = beta * self + alpha * (A @ B), with A [batch, m, k], B [batch, k, n] and `result`
 // [batch, m, n] (a view of the caller's output). `self` is already expanded to result's shape
 // and may be result itself (the in-place forms). beta == 0 ignores self, NaNs included.
@@ -225,6 +303,7 @@ void fused_product(const Tensor& self, const Tensor& A, const Tensor& B, const T
   const bool aliased = result.is_alias_of(A) || result.is_alias_of(B);
   if (!aliased && result.is_contiguous()) {
     if (reads_self && !self.is_same(result)) {
+      if (bias_epilogue(self, A, B, result, beta, alpha)) return;
       Tensor r = result;
       copy_(r, self);
     }

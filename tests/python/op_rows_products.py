@@ -70,7 +70,12 @@ ROWS = [
             [Sample([T((4,), **R), T((3, 5), transpose=True, seed=1, **R), T((5, 4), transpose=True, seed=2, **R)],
                     name="transposed"),
              Sample([T((3, 4), **R), T((3, 0), seed=1, **R), T((0, 4), seed=2, **R)], name="empty-k"),
-             Sample([T((60, 70), -1, 1), T((60, 80), -1, 1, seed=1), T((80, 70), -1, 1, seed=2)], name="blas")]),
+             Sample([T((60, 70), -1, 1), T((60, 80), -1, 1, seed=1), T((80, 70), -1, 1, seed=2)], name="blas"),
+             # linear's shape: a bias row, which oneDNN adds as it writes the float32 product
+             Sample([T((70,), -1, 1), T((60, 80), -1, 1, seed=1), T((80, 70), -1, 1, seed=2, transpose=True)],
+                    name="bias-row"),
+             Sample([T((1, 70), -1, 1), T((60, 80), -1, 1, seed=1, transpose=True), T((80, 70), -1, 1, seed=2)],
+                    name="bias-row-2d")]),
     *_fused("addmv", ((3,), (3, 5), (5,)),
             [Sample([T((3,), **R), T((3, 5), transpose=True, seed=1, **R), T((5,), seed=2, **R)],
                     name="transposed")]),

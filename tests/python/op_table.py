@@ -61,6 +61,12 @@ def _op(name):
     return lambda lib, *a, **k: getattr(lib, name)(*a, **k)
 
 
+def _heads_attention(lib, t, heads=2):
+    n, length, e3 = t.shape
+    q, k, v = t.view(n, length, 3, heads, e3 // (3 * heads)).permute(2, 0, 3, 1, 4).unbind(0)
+    return lib.matmul(lib.matmul(q, k.transpose(-2, -1)), v)
+
+
 ROWS = [
     # ---------------------------------------------------------------- arithmetic
     OpInfo("add", _op("add"), ALL_DTYPES, _binary_samples(), _broadcast_error("add")),
@@ -138,13 +144,23 @@ ROWS = [
                       Sample([T((2, 1, 2, 3), -2, 2), T((3, 3, 2), -2, 2, seed=1)], name="broadcast"),
                       Sample([T((3, 4), -2, 2, transpose=True), T((4, 5), -2, 2, seed=1)], name="transposed"),
                       Sample([T((0, 3), -2, 2), T((3, 4), -2, 2, seed=1)], name="zero-size"),
-                      Sample([T((70, 90), -1, 1), T((90, 65), -1, 1, seed=1)], name="blas")],
+                      Sample([T((70, 90), -1, 1), T((90, 65), -1, 1, seed=1)], name="blas"),
+                      # batch dims that fold into no single stride: two-level batch GEMM
+                      Sample([T((2, 3, 4, 5), -2, 2, transpose=True), T((2, 3, 5, 3), -2, 2, seed=1)],
+                             name="batch-strided"),
+                      Sample([T((2, 3, 4, 5), -2, 2, noncontig=True), T((3, 5, 2), -2, 2, seed=1, transpose=True)],
+                             name="batch-strided-broadcast")],
            lambda: [ErrorSample([T((2, 3)), T((4, 5))], {}, RuntimeError, "")],
            tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)},
            # Debian's PyTorch 1.13 returns 0 for complex vector dot products (its OpenBLAS
            # cdotu/zdotu call is broken); the reference computes those as (a * b).sum().
            torch_fn=lambda lib, a, b: (a * b).sum() if a.dim() == 1 and b.dim() == 1 and a.is_complex()
            else lib.matmul(a, b)),
+    # Attention's heads read in place from a packed (N, L, 3 * heads * head_dim) projection:
+    # the products see (N, heads, L, head_dim) views whose batch dims have two strides.
+    OpInfo("matmul_heads", lambda lib, t: _heads_attention(lib, t), tuple(d for d in ALL_BUT_BOOL if d != "float16"),
+           lambda d: [Sample([T((2, 5, 24), -2, 2)]), Sample([T((3, 1, 12), -2, 2)], name="one-position")],
+           tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)}),
     # ---------------------------------------------------------------- joining
     OpInfo("cat", lambda lib, ts, **k: lib.cat(ts, **k), ALL_DTYPES,
            lambda d: [Sample([[T((2, 3)), T((4, 3), seed=1)]]),

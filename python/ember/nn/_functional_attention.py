@@ -4,7 +4,8 @@ multi_head_attention_forward (torch 1.13's).
 The heads are batched: q, k and v become (batch * heads, seq, head_dim) tensors, with the
 batch index outer and the head index inner, as PyTorch orders them (so a 3-D attn_mask of
 shape (N * num_heads, L, S) means the same thing here). A packed self-attention projection
-is one matmul, and its q, k and v are split into heads by one copy."""
+is one matmul, and its q, k and v stay (batch, heads, seq, head_dim) views of it, which the
+products read in place (matmul's two-level batch strides), forward and backward."""
 import math
 import warnings
 
@@ -117,13 +118,11 @@ def _heads(t, bf, num_heads):
 
 
 def _heads3(t, bf, num_heads):
-    """The packed (S, N, 3E) projection -> q, k, v as (N * heads, S, head_dim), in one copy."""
+    """The packed (S, N, 3E) projection -> q, k, v as (N, heads, S, head_dim) views, no copy: the
+    products read the heads in place (two batch strides)."""
     a, b, e3 = t.shape
-    hd = e3 // (3 * num_heads)
-    t = t.reshape(a, b, 3, num_heads, hd)
-    t = t.permute(2, 0, 3, 1, 4) if bf else t.permute(2, 1, 3, 0, 4)
-    n, s = (a, b) if bf else (b, a)
-    return t.reshape(3, n * num_heads, s, hd).unbind(0)
+    t = t.view(a, b, 3, num_heads, e3 // (3 * num_heads))
+    return (t.permute(2, 0, 3, 1, 4) if bf else t.permute(2, 1, 3, 0, 4)).unbind(0)
 
 
 def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
@@ -194,7 +193,7 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         if query is key and key is value:
             qkv = _C.linear(query, in_proj_weight, in_proj_bias)
-            if not has_bias_kv and static_k is None and static_v is None:
+            if not has_bias_kv and static_k is None and static_v is None and not add_zero_attn:
                 q, k, v = _heads3(qkv, bf, num_heads)
                 qkv = None
             else:
@@ -250,7 +249,8 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
             attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None:
             key_padding_mask = _pad_last(key_padding_mask)
-    src_len = k.shape[1]
+    heads4 = q.dim() == 4  # (N, heads, L, head_dim) views of the packed projection
+    src_len = k.shape[-2]
 
     # One additive float mask, broadcastable to (N * heads, L, S).
     if key_padding_mask is not None:
@@ -267,10 +267,13 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
             attn_mask = attn_mask.masked_fill(kpm, float("-inf")) if kpm.dtype == _C.bool else attn_mask + kpm
     if attn_mask is not None and attn_mask.dtype == _C.bool:
         attn_mask = _float_mask(attn_mask, q.dtype)
-    if attn_mask is not None and attn_mask.shape[0] != bsz * num_heads:
-        attn_mask = attn_mask.expand(bsz * num_heads, attn_mask.shape[1], attn_mask.shape[2])
     if not training:
         dropout_p = 0.0
+    if heads4:
+        return _mha_heads4(q, k, v, attn_mask, dropout_p, out_proj_weight, out_proj_bias, is_batched, bf,
+                           need_weights, average_attn_weights)
+    if attn_mask is not None and attn_mask.shape[0] != bsz * num_heads:
+        attn_mask = attn_mask.expand(bsz * num_heads, attn_mask.shape[1], attn_mask.shape[2])
 
     w = _C.softmax(_scores(q, k, attn_mask, 1.0 / math.sqrt(head_dim)), -1)
     if dropout_p > 0.0:
@@ -283,6 +286,34 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     if not need_weights:
         return out, None
     w = w.reshape(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        w = w.sum(1) / num_heads
+    if not is_batched:
+        w = w.squeeze(0)
+    return out, w
+
+
+def _mha_heads4(q, k, v, attn_mask, dropout_p, out_proj_weight, out_proj_bias, is_batched, bf, need_weights,
+                average_attn_weights):
+    """The attention of _mha on (N, heads, L, head_dim) strided views; attn_mask (1 or N * heads,
+    L or 1, S) additive float, or None."""
+    bsz, num_heads, tgt_len, head_dim = q.shape
+    src_len = k.shape[2]
+    # Scaling q (N L E elements) is cheaper than scaling the scores (N heads L S).
+    s = _C.matmul(q * (1.0 / math.sqrt(head_dim)), k.transpose(-2, -1))
+    if attn_mask is not None:
+        lead = (bsz, num_heads) if attn_mask.shape[0] > 1 else (1, 1)
+        s = s + attn_mask.reshape(lead + (attn_mask.shape[1], src_len))
+    w = _C.softmax(s, -1)
+    if dropout_p > 0.0:
+        w = _C.dropout(w, dropout_p, True)
+    out = _C.matmul(w, v)  # (N, heads, L, head_dim)
+    out = out.transpose(1, 2) if bf else out.permute(2, 0, 1, 3)
+    out = _C.linear(out.reshape(out.shape[0], out.shape[1], num_heads * head_dim), out_proj_weight, out_proj_bias)
+    if not is_batched:
+        out = out.squeeze(1)
+    if not need_weights:
+        return out, None
     if average_attn_weights:
         w = w.sum(1) / num_heads
     if not is_batched:

@@ -14,6 +14,7 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -240,9 +241,9 @@ void int_rows(const GemmArgs& g, int64_t row_begin, int64_t row_end) {
   const U beta = static_cast<U>(static_cast<int64_t>(g.beta.real()));
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t bi = r / g.m, i = r % g.m;
-    const T* a = A + bi * g.a_batch + i * g.a_rs;
-    const T* b = Bm + bi * g.b_batch;
-    T* c = C + bi * g.c_batch + i * g.c_rs;
+    const T* a = A + g.a_at(bi) + i * g.a_rs;
+    const T* b = Bm + g.b_at(bi);
+    T* c = C + g.c_at(bi) + i * g.c_rs;
     for (int64_t j0 = 0; j0 < g.n; j0 += kCols) {
       const int64_t w = std::min(kCols, g.n - j0);
       std::fill(acc, acc + w, U(0));
@@ -282,8 +283,8 @@ void blas_gemm(const GemmArgs& g) {
   T* C = static_cast<T*>(g.c);
   const T alpha = coef<T>(g.alpha), beta = coef<T>(g.beta);
   auto one = [&](int64_t i) {
-    blas_matrix<T>(g.m, g.n, g.k, alpha, A + i * g.a_batch, g.a_rs, g.a_cs, Bm + i * g.b_batch, g.b_rs, g.b_cs,
-                   beta, C + i * g.c_batch, g.c_rs, g.c_cs);
+    blas_matrix<T>(g.m, g.n, g.k, alpha, A + g.a_at(i), g.a_rs, g.a_cs, Bm + g.b_at(i), g.b_rs, g.b_cs, beta,
+                   C + g.c_at(i), g.c_rs, g.c_cs);
   };
   // Many products up to 256^3: one per thread, each BLAS call single-threaded (OpenBLAS and
   // oneDNN run serially inside a parallel region; attention's 64 products of 128x64x128 run
@@ -306,13 +307,108 @@ void scale_c(const GemmArgs& g) {
   for (int64_t bi = 0; bi < g.batch; ++bi)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
-        T& c = C[bi * g.c_batch + i * g.c_rs + j * g.c_cs];
+        T& c = C[g.c_at(bi) + i * g.c_rs + j * g.c_cs];
         if constexpr (std::is_integral_v<T>) c = zero ? T(0) : static_cast<T>(c * static_cast<int64_t>(g.beta.real()));
         else c = zero ? T(0) : c * coef<T>(g.beta);
       }
 }
 
+// ---- float32 products with a bias row, through oneDNN's matmul primitive, which adds the
+// bias as it writes each tile of C instead of C being prefilled with it (a pass over C).
+struct BiasKey {
+  int64_t m, n, k, a_rs, a_cs, b_rs, b_cs, c_rs;
+  int threads;
+  bool operator==(const BiasKey&) const = default;
+};
+
+struct BiasPlan {
+  BiasKey key;
+  dnnl_primitive_t prim = nullptr;  // null: oneDNN refused the shape
+  dnnl_memory_desc_t a, b, bias, c;
+};
+
+dnnl_engine_t dnnl_cpu_engine() {
+  static dnnl_engine_t e = [] {
+    dnnl_engine_t eng = nullptr;
+    return dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success ? eng : nullptr;
+  }();
+  return e;
+}
+
+// Primitives are built once per shape and thread count (a JIT compile each) and kept: a
+// model has few distinct linear shapes.
+const BiasPlan* bias_plan(const BiasKey& key) {
+  static std::mutex mu;
+  static std::vector<BiasPlan*> plans;
+  std::lock_guard<std::mutex> lock(mu);
+  for (const BiasPlan* p : plans)
+    if (p->key == key) return p;
+  auto* p = new BiasPlan();  // kept for the process's lifetime, as the primitives are
+  p->key = key;
+  plans.push_back(p);
+  dnnl_engine_t eng = dnnl_cpu_engine();
+  if (!eng) return p;
+  const dnnl_dims_t ad = {key.m, key.k}, as = {key.a_rs, key.a_cs}, bd = {key.k, key.n}, bs = {key.b_rs, key.b_cs},
+                    vd = {1, key.n}, vs = {key.n, 1}, cd = {key.m, key.n}, cs = {key.c_rs, 1};
+  dnnl_matmul_desc_t md;
+  dnnl_primitive_desc_t pd = nullptr;
+  if (dnnl_memory_desc_init_by_strides(&p->a, 2, ad, dnnl_f32, as) != dnnl_success ||
+      dnnl_memory_desc_init_by_strides(&p->b, 2, bd, dnnl_f32, bs) != dnnl_success ||
+      dnnl_memory_desc_init_by_strides(&p->bias, 2, vd, dnnl_f32, vs) != dnnl_success ||
+      dnnl_memory_desc_init_by_strides(&p->c, 2, cd, dnnl_f32, cs) != dnnl_success ||
+      dnnl_matmul_desc_init(&md, &p->a, &p->b, &p->bias, &p->c) != dnnl_success ||
+      dnnl_primitive_desc_create(&pd, &md, nullptr, eng, nullptr) != dnnl_success)
+    return p;
+  // Only an optimized implementation beats prefilling C: never oneDNN's reference loops.
+  const char* impl = nullptr;
+  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  dnnl_primitive_t prim = nullptr;
+  if (impl && std::string_view(impl).substr(0, 3) != "ref" && dnnl_primitive_create(&prim, pd) == dnnl_success)
+    p->prim = prim;
+  dnnl_primitive_desc_destroy(pd);
+  return p;
+}
+
+// EMBER_ADDMM_BIAS=copy keeps the prefilled C (for benchmarks and tests of both paths).
+bool bias_epilogue_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("EMBER_ADDMM_BIAS");
+    return !(e && std::string_view(e) == "copy");
+  }();
+  return on;
+}
+
 }  // namespace
+
+bool gemm_bias(const GemmArgs& g, const void* bias) {
+  if (g.dtype != kFloat || g.batch != 1 || g.c_cs != 1 || g.alpha != std::complex<double>(1) ||
+      !bias_epilogue_enabled() || !use_onednn(g.m, g.n, g.k) || g.k == 0)
+    return false;
+  // Row and column strides of size-1 dims are arbitrary; oneDNN wants them consistent.
+  const BiasKey key{g.m, g.n, g.k, g.m == 1 ? g.k : g.a_rs, g.k == 1 ? 1 : g.a_cs, g.k == 1 ? g.n : g.b_rs,
+                    g.n == 1 ? 1 : g.b_cs, g.m == 1 ? g.n : g.c_rs, omp_in_parallel() ? 1 : omp_get_max_threads()};
+  const BiasPlan* p = bias_plan(key);
+  if (!p->prim) return false;
+  thread_local dnnl_stream_t stream = [] {
+    dnnl_stream_t s = nullptr;
+    return dnnl_stream_create(&s, dnnl_cpu_engine(), dnnl_stream_default_flags) == dnnl_success ? s : nullptr;
+  }();
+  if (!stream) return false;
+  dnnl_engine_t eng = dnnl_cpu_engine();
+  dnnl_memory_t mem[4] = {};
+  const dnnl_memory_desc_t* mds[4] = {&p->a, &p->b, &p->bias, &p->c};
+  void* ptrs[4] = {const_cast<void*>(g.a), const_cast<void*>(g.b), const_cast<void*>(bias), g.c};
+  bool ok = true;
+  for (int i = 0; i < 4 && ok; ++i) ok = dnnl_memory_create(&mem[i], mds[i], eng, ptrs[i]) == dnnl_success;
+  if (ok) {
+    const dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mem[0]}, {DNNL_ARG_WEIGHTS, mem[1]}, {DNNL_ARG_BIAS, mem[2]},
+                                     {DNNL_ARG_DST, mem[3]}};
+    ok = dnnl_primitive_execute(p->prim, stream, 4, args) == dnnl_success && dnnl_stream_wait(stream) == dnnl_success;
+  }
+  for (dnnl_memory_t m : mem)
+    if (m) dnnl_memory_destroy(m);
+  return ok;
+}
 
 const char* sgemm_backend(int64_t m, int64_t n, int64_t k) {
   return use_onednn(m, n, k) ? "onednn" : "openblas";
