@@ -506,13 +506,14 @@ class ViewBackward : public Node {
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     Tensor g = grads[0];
+    if (const size_t lead = shared_broadcast_dims(); lead > 0) return {per_index_grad(g, lead)};
     const ViewGeometry& v = geo_;
     const bool reshape_only = compute_numel(v.base_sizes) == compute_numel(v.sizes) &&
                               IntArrayRef(v.base_strides) == IntArrayRef(contiguous_strides(v.base_sizes)) &&
                               IntArrayRef(v.strides) == IntArrayRef(contiguous_strides(v.sizes)) &&
                               v.offset == v.base_offset;
     if (reshape_only) return {g.reshape(geo_.base_sizes)};
-    if (auto order = permutation_of_base()) return {g.permute(*order)};
+    if (auto order = permutation_of_base(geo_)) return {g.permute(*order)};
     DimVector vs(geo_.sizes);
     for (size_t i = 0; i < vs.size(); ++i) {
       if (geo_.strides[i] == 0 && vs[i] > 1) {
@@ -541,8 +542,7 @@ class ViewBackward : public Node {
  private:
   // When the view only reorders the base's dims (t(), transpose, permute), the order of the
   // view's dims that gives back the base: its gradient is then g permuted, a view, not a copy.
-  std::optional<DimVector> permutation_of_base() const {
-    const ViewGeometry& v = geo_;
+  static std::optional<DimVector> permutation_of_base(const ViewGeometry& v) {
     const size_t n = v.sizes.size();
     if (n != v.base_sizes.size() || n < 2 || v.offset != v.base_offset ||
         may_overlap(v.base_sizes, v.base_strides))
@@ -558,6 +558,50 @@ class ViewBackward : public Node {
       order[j] = static_cast<int64_t>(i);
     }
     return order;
+  }
+
+  // Leading dims that the base and the view both broadcast (stride 0, same size) while the
+  // base overlaps: a per-sample input that grad lifted out of vmap without copying it
+  // (src/functional/transforms.cpp), whose views keep the sample dims in front. Each index
+  // of those dims is its own element, so the gradient maps index by index.
+  size_t shared_broadcast_dims() const {
+    const ViewGeometry& v = geo_;
+    size_t n = 0;
+    while (n < v.sizes.size() && n < v.base_sizes.size() && v.sizes[n] == v.base_sizes[n] && v.sizes[n] > 1 &&
+           v.strides[n] == 0 && v.base_strides[n] == 0)
+      ++n;
+    return n > 0 && may_overlap(v.base_sizes, v.base_strides) ? n : 0;
+  }
+
+  // The gradient of the base when its `lead` leading dims are shared with the view: the
+  // gradient of the remaining geometry, for each index of the leading dims.
+  Tensor per_index_grad(Tensor g, size_t lead) const {
+    const ViewGeometry& v = geo_;
+    ViewGeometry sub = v;
+    for (size_t i = 0; i < lead; ++i)
+      for (DimVector* d : {&sub.sizes, &sub.strides, &sub.base_sizes, &sub.base_strides}) d->erase(0);
+    const DimVector& out_sizes = v.base_sizes;
+    if (sub.sizes == sub.base_sizes && sub.strides == sub.base_strides && sub.offset == sub.base_offset)
+      return g;  // the same geometry: an alias
+    if (auto order = permutation_of_base(sub)) {
+      DimVector perm;
+      for (size_t i = 0; i < lead; ++i) perm.push_back(static_cast<int64_t>(i));
+      for (int64_t o : *order) perm.push_back(o + static_cast<int64_t>(lead));
+      return g.permute(perm);
+    }
+    // Else through storage positions, one row per index of the leading dims.
+    int64_t rows = 1;
+    for (size_t i = 0; i < lead; ++i) rows *= v.sizes[i];
+    const auto [lo, hi] = sub.span(sub.sizes);
+    const Tensor vpos = storage_positions(lo, hi, sub.sizes, sub.strides, sub.offset);
+    const Tensor bpos = storage_positions(lo, hi, sub.base_sizes, sub.base_strides, sub.base_offset);
+    Tensor at = index_add(zeros({rows, hi - lo + 1}, v.dtype), 1, vpos, g.reshape({rows, -1}));
+    at = index_select(at, 1, bpos);
+    if (may_overlap(sub.base_sizes, sub.base_strides)) {
+      const Tensor count = index_add(zeros({hi - lo + 1}, v.dtype), 0, bpos, ones({bpos.numel()}, v.dtype));
+      at = div(at, index_select(count, 0, bpos));
+    }
+    return at.reshape(out_sizes);
   }
 
   ViewGeometry geo_;

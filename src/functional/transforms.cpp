@@ -120,9 +120,10 @@ Prepared prepare(const std::vector<Tensor>& args, const std::vector<int64_t>& ar
     if (autograd::requires_grad(plain)) {
       leaf = plain.alias();
     } else {
-      // An input expanded over a level must own its memory: views of an overlapping leaf send
-      // their gradients through shared storage, which would merge the samples' gradients.
-      leaf = autograd::detach(plain).contiguous();
+      // An input expanded over a level stays expanded (no copy per sample): the view backward
+      // keeps the samples of an expanded leaf apart (autograd/fallback.cpp), and products with
+      // a stride-0 batch run as one GEMM (ops/matmul.cpp).
+      leaf = autograd::detach(plain);
       autograd::set_requires_grad(leaf, true);
     }
     p.leaves.push_back(leaf);

@@ -125,7 +125,15 @@ void run_loop(const OpEntry& op, Stack& stack, int64_t level, int64_t B, bool re
   for (int64_t b = 0; b < B; ++b) {
     Stack s = stack;
     for_each_tensor(s, [&](Tensor& t) {
-      if (batched_at(t, level)) t = physical_of(t).select(0, b);
+      if (!batched_at(t, level)) return;
+      const Tensor& p = physical_of(t);
+      // A sample of an expanded physical tensor (an input grad lifted without a copy): a
+      // view would share its storage with every sample, and its gradient would reach them all.
+      if (!writes && B > 1 && p.stride(0) == 0) {
+        t = ember::index_select(p, 0, ember::full({1}, Scalar(b), kInt64)).squeeze(0);
+      } else {
+        t = p.select(0, b);
+      }
     });
     if (gen) gen->set_state(gen_state);
     redispatch(op, s);

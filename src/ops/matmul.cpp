@@ -52,7 +52,7 @@ void run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar&
   if (a.sizes()[2] == 1 && (a.dtype() == kFloat || a.dtype() == kDouble) && beta.to_complex() == complex128(0) &&
       alpha.to_complex() == complex128(1)) {
     Tensor o = out;
-    copy_(o, mul(a, b));
+    mul_out(o, a, b);
     return;
   }
   cpu::GemmArgs g;
@@ -75,6 +75,21 @@ void run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar&
   g.c_batch = out.strides()[0];
   g.c_rs = out.strides()[1];
   g.c_cs = out.strides()[2];
+  // A matrix shared by every batch entry (batch stride 0: a weight expanded over vmap's
+  // samples) times entries whose rows (or columns) lie evenly spaced: one product over all
+  // of them instead of a matrix-vector product per entry.
+  const auto folds = [](int64_t batch_stride, int64_t count, int64_t stride) {
+    return count == 1 || batch_stride == count * stride;
+  };
+  if (g.batch > 1 && g.b_batch == 0 && folds(g.a_batch, g.m, g.a_rs) && folds(g.c_batch, g.m, g.c_rs)) {
+    if (g.m == 1) g.a_rs = g.a_batch, g.c_rs = g.c_batch;
+    g.m *= g.batch;
+    g.batch = 1;
+  } else if (g.batch > 1 && g.a_batch == 0 && folds(g.b_batch, g.n, g.b_cs) && folds(g.c_batch, g.n, g.c_cs)) {
+    if (g.n == 1) g.b_cs = g.b_batch, g.c_cs = g.c_batch;
+    g.n *= g.batch;
+    g.batch = 1;
+  }
   // A size-1 batch never steps.
   if (g.batch == 1) g.a_batch = g.b_batch = g.c_batch = 0;
   cpu::gemm(g);

@@ -96,5 +96,25 @@ TEST(Func, PerSampleGradients) {
   }
 }
 
+// grad lifts w (not batched by vmap) without a copy per sample: views of it that keep the
+// samples in front (t(), reshape) and ones that do not (narrow of a flattened w) must still
+// give each sample its own gradient.
+TEST(Func, PerSampleGradientsThroughViewsOfASharedInput) {
+  Tensor w = uniform({3, 4}, kDouble), xs = uniform({5, 4}, kDouble, -1, 1, 8);
+  auto f = [](const Tensor& wi, const Tensor& x) {
+    Tensor flat = wi.reshape({-1});
+    return (ember::matmul(x, wi.t()).tanh().sum() + (flat.narrow(0, 1, 6) * flat.narrow(0, 5, 6)).sum() +
+            (wi.select(0, 2) * x).exp().sum());
+  };
+  func::Fn loss = [f](const std::vector<Tensor>& a) { return std::vector<Tensor>{f(a[0], a[1])}; };
+  Tensor g = func::vmap(func::grad(loss), {std::nullopt, 0})({w, xs})[0];
+  ASSERT_EQ(g.sizes().vec(), std::vector<int64_t>({5, 3, 4}));
+  for (int64_t i = 0; i < 5; ++i) {
+    Tensor wi = autograd::detach(w).clone();
+    autograd::set_requires_grad(wi, true);
+    expect_close(g.select(0, i), autograd::grad({f(wi, xs.select(0, i))}, {wi})[0]);
+  }
+}
+
 }  // namespace
 }  // namespace ember

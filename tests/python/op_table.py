@@ -161,6 +161,19 @@ ROWS = [
     OpInfo("matmul_heads", lambda lib, t: _heads_attention(lib, t), tuple(d for d in ALL_BUT_BOOL if d != "float16"),
            lambda d: [Sample([T((2, 5, 24), -2, 2)]), Sample([T((3, 1, 12), -2, 2)], name="one-position")],
            tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)}),
+    # A matrix shared by a batch (batch stride 0): folded into one product over the batch.
+    OpInfo("matmul_expanded",
+           lambda lib, a, b, side: lib.matmul(a.expand(4, *a.shape), b) if side == "a"
+           else lib.matmul(a, b.expand(4, *b.shape)),
+           tuple(d for d in ALL_BUT_BOOL if d != "float16"),
+           lambda d: [Sample([T((4, 2, 3), -2, 2), T((3, 5), -2, 2, seed=1)], {"side": "b"}, name="rows"),
+                      Sample([T((4, 1, 3), -2, 2), T((3, 5), -2, 2, seed=1, transpose=True)], {"side": "b"},
+                             name="vectors"),
+                      Sample([T((4, 2, 3), -2, 2, transpose=True), T((3, 5), -2, 2, seed=1)], {"side": "b"},
+                             name="unfoldable"),
+                      Sample([T((2, 3), -2, 2), T((4, 3, 1), -2, 2, seed=1)], {"side": "a"}, name="columns"),
+                      Sample([T((2, 3), -2, 2), T((4, 3, 5), -2, 2, seed=1)], {"side": "a"}, name="no-fold")],
+           tol={"float32": (1e-5, 1e-4), "bfloat16": (3e-2, 5e-1), "complex64": (1e-5, 1e-4)}),
     # ---------------------------------------------------------------- joining
     OpInfo("cat", lambda lib, ts, **k: lib.cat(ts, **k), ALL_DTYPES,
            lambda d: [Sample([[T((2, 3)), T((4, 3), seed=1)]]),

@@ -183,6 +183,34 @@ def test_per_sample_grads_cnn_match_torch_loop():
             _close(grads[n][i], p.grad, rtol=1e-9, atol=1e-12)
 
 
+def _views_of_weight(lib):
+    def f(w, xi):
+        flat = w.view(-1)  # a reshape of the weight
+        d = w[:, :4].diagonal()  # a strided view
+        return ((w @ xi).tanh().sum() + (flat[::3] * flat[1::3]).sum() + (w[1] * xi).sum() + (d ** 2).sum()
+                + w.t()[2].exp().sum() + (w.unsqueeze(0).expand(2, 4, 6) * 0.5).sum())
+    return f
+
+
+@pytest.mark.parametrize("argnums", [0, (0, 1)])
+def test_per_sample_grads_through_views_of_an_unbatched_input(argnums):
+    # grad lifts an input not batched by vmap without copying it per sample: every kind of
+    # view of it must still give each sample its own gradient.
+    rng = np.random.default_rng(3)
+    w = ember.tensor(rng.standard_normal((4, 6)), dtype=ember.float64)
+    x = ember.tensor(rng.standard_normal((5, 6)), dtype=ember.float64)
+    got = vmap(grad(_views_of_weight(ember), argnums=argnums), in_dims=(None, 0))(w, x)
+    got = got if isinstance(got, tuple) else (got,)
+    for i in range(5):
+        tw, tx = _t(w).requires_grad_(), _t(x[i]).requires_grad_()
+        wanted = torch.autograd.grad(_views_of_weight(torch)(tw, tx), [tw, tx][:len(got)])
+        for g, want in zip(got, wanted):
+            _close(g[i], want, rtol=1e-10, atol=1e-12)
+    # the same through a loop of ember grads
+    for i in range(5):
+        _close(got[0][i], grad(_views_of_weight(ember))(w, x[i]), rtol=1e-10, atol=1e-12)
+
+
 def test_functional_call_restores_module():
     lin = enn.Linear(3, 2)
     w0 = lin.weight.clone()

@@ -38,22 +38,24 @@ def _tree_flatten(tree):
 
 
 def _tree_unflatten(leaves, spec):
-    it = iter(leaves)
+    return _build(iter(leaves), spec)
 
-    def build(sp):
-        if sp is None:
-            return next(it)
-        kind, keys, specs = sp
-        vals = [build(s) for s in specs]
-        if kind is dict or issubclass(kind, dict):
-            return kind(zip(keys, vals))
-        if kind is tuple or kind is list:
-            return kind(vals)
-        if hasattr(kind, "_fields"):  # namedtuple
-            return kind(*vals)
+
+# A module-level function, not a closure over the leaves: a recursive closure is a reference
+# cycle, which would keep every leaf (batched inputs, results) alive until the garbage
+# collector runs, so that their memory could not be reused by the next call.
+def _build(it, sp):
+    if sp is None:
+        return next(it)
+    kind, keys, specs = sp
+    vals = [_build(it, s) for s in specs]
+    if kind is dict or issubclass(kind, dict):
+        return kind(zip(keys, vals))
+    if kind is tuple or kind is list:
         return kind(vals)
-
-    return build(spec)
+    if hasattr(kind, "_fields"):  # namedtuple
+        return kind(*vals)
+    return kind(vals)
 
 
 def _spec_str(spec):
@@ -258,9 +260,10 @@ class _Diff:
         self.leaves, self.inputs = [], []
         for t in tensors:
             plain = _C._lift_levels(t, self.levels)
-            # An input expanded over a level must own its memory: views of an overlapping leaf
-            # send their gradients through shared storage, which would merge the samples' gradients.
-            leaf = plain.view(plain.shape) if plain.requires_grad else plain.detach().contiguous().requires_grad_()
+            # An input expanded over a level stays expanded (no copy per sample): the view
+            # backward keeps the samples of an expanded leaf apart, and products with a
+            # stride-0 batch run as one GEMM.
+            leaf = plain.view(plain.shape) if plain.requires_grad else plain.detach().requires_grad_()
             self.leaves.append(leaf)
             self.inputs.append(_C._lower_levels(leaf, self.levels))
 
