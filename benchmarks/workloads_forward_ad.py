@@ -4,6 +4,12 @@ ember or torch, and returns a zero-argument callable); times only (no rate).
   fwad_tanh_Wx_100          jvp of tanh(W x), W 100 x 100, inside a fresh dual level
   fwad_mlp_784_512_512_10   jvp of an MLP 784-512-512-10 (ReLU) forward, batch 64, with
                             tangents on every weight and bias
+  jacobian_tanh_100_forward autograd.functional.jacobian of tanh(W x), W 100 x 100 (scaled by
+                            0.1), vectorize=True, strategy="forward-mode"
+  hessian_tanh_100_forward  autograd.functional.hessian of sum(tanh(W x)), vectorize=True,
+                            outer_jacobian_strategy="forward-mode" (forward over reverse)
+  grad_batched_tanh_100     autograd.grad of tanh(W x) with is_grads_batched=True over the
+                            100 rows of the identity (the vectorized reverse Jacobian)
   overhead_add_small        x + y on 16-element float32 tensors (no tangents, no grad)
   overhead_mul_small        x * y, likewise
   overhead_add_small_grad   x + y with x requiring grad (through the Autograd layer)
@@ -49,6 +55,35 @@ def make_mlp(lib):
     return run
 
 
+def _w_x(lib):
+    rng = np.random.default_rng(0)
+    w = lib.from_numpy(rng.standard_normal((100, 100)).astype(np.float32) * 0.1)
+    x = lib.from_numpy(rng.standard_normal(100).astype(np.float32))
+    return w, x
+
+
+def make_jacobian_forward(lib):
+    w, x = _w_x(lib)
+    return lambda: lib.autograd.functional.jacobian(lambda a: (w @ a).tanh(), x, vectorize=True,
+                                                    strategy="forward-mode")
+
+
+def make_hessian_forward(lib):
+    w, x = _w_x(lib)
+    return lambda: lib.autograd.functional.hessian(lambda a: (w @ a).tanh().sum(), x, vectorize=True,
+                                                   outer_jacobian_strategy="forward-mode")
+
+
+def make_grad_batched(lib):
+    w, x = _w_x(lib)
+    eye = lib.eye(100)
+
+    def run():
+        xr = x.detach().requires_grad_()
+        return lib.autograd.grad((w @ xr).tanh(), xr, eye, is_grads_batched=True)[0]
+    return run
+
+
 def _binary_small(name, requires_grad=False):
     def maker(lib):
         rng = np.random.default_rng(2)
@@ -63,6 +98,9 @@ def _binary_small(name, requires_grad=False):
 WORKLOADS = {
     "fwad_tanh_Wx_100": (make_tanh_wx, None, None),
     "fwad_mlp_784_512_512_10": (make_mlp, None, None),
+    "jacobian_tanh_100_forward": (make_jacobian_forward, None, None),
+    "hessian_tanh_100_forward": (make_hessian_forward, None, None),
+    "grad_batched_tanh_100": (make_grad_batched, None, None),
     "overhead_add_small": (_binary_small("add"), None, None),
     "overhead_mul_small": (_binary_small("mul"), None, None),
     "overhead_add_small_grad": (_binary_small("add", requires_grad=True), None, None),

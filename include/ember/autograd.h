@@ -193,11 +193,12 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_
 
 // The gradients of outputs with respect to inputs, returned rather than accumulated.
 // allow_unused: an input the outputs do not depend on gets an undefined tensor instead of
-// an error.
+// an error. is_grads_batched: the first dim of each grad_output is a batch dim, and the
+// backward pass is vmapped over it (results get the batch dim first).
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {},
                          std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
-                         bool allow_unused = false);
+                         bool allow_unused = false, bool is_grads_batched = false);
 
 // ---------------------------------------------------------------- derivative formulas
 // What a backward formula sees: the forward op's arguments as they were passed (tensors

@@ -58,7 +58,8 @@ std::pair<TensorOrTuple, TensorOrTuple> jvp(const Function& func, const TensorOr
                                             const std::optional<TensorOrTuple>& v = std::nullopt,
                                             bool create_graph = false, bool strict = false);
 // One backward pass per output element, or with vectorize=true one pass vmapped over them.
-// strategy "forward-mode" raises NotImplementedError until Ember has forward-mode AD.
+// strategy "forward-mode" (vectorize=true only, as PyTorch): one forward-mode pass vmapped over
+// the inputs' elements; for hessian, forward over reverse (outer_jacobian_strategy).
 Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create_graph = false,
                   bool strict = false, bool vectorize = false, const std::string& strategy = "reverse-mode");
 // func returns one single-element Tensor; the Jacobian of its gradient.

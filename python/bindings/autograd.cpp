@@ -227,9 +227,10 @@ void init_autograd(PyObject* mod) {
     ag::backward(tensors(roots, false), tensors(grads, true), retain_graph, create_graph, tensors(inputs, false));
   });
   m.def("_run_grad", [](pyb::handle outputs, pyb::handle inputs, pyb::handle grad_outputs,
-                        std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+                        std::optional<bool> retain_graph, bool create_graph, bool allow_unused,
+                        bool is_grads_batched) {
     std::vector<Tensor> r = ag::grad(tensors(outputs, false), tensors(inputs, false), tensors(grad_outputs, true),
-                                     retain_graph, create_graph, allow_unused);
+                                     retain_graph, create_graph, allow_unused, is_grads_batched);
     pyb::tuple out(r.size());
     for (size_t i = 0; i < r.size(); ++i) out[i] = to_py(r[i]);
     return out;

@@ -224,8 +224,8 @@ void prepare_roots(const std::vector<Tensor>& roots, const std::vector<Tensor>& 
       EMBER_CHECK(g.sizes() == r.sizes(), RuntimeError, "Mismatch in shape: grad_output[", i, "] has a shape of ",
                   g.sizes(), " and output[", i, "] has a shape of ", r.sizes(), ".");
       EMBER_CHECK(g.is_complex() == r.is_complex(), RuntimeError, "For complex Tensors, both grad_output and output "
-                  "are required to have the same dtype. Mismatch in dtype: grad_output[", i, "] has a dtype of ",
-                  g.dtype(), " and output[", i, "] has a dtype of ", r.dtype(), ".");
+                  "are required to have the same dtype. Mismatch in dtype: grad_output[", i, "] has a dtype of ember.",
+                  g.dtype(), " and output[", i, "] has a dtype of ember.", r.dtype(), ".");
     }
     edges.push_back(e);
     grads.push_back(g);
@@ -258,9 +258,18 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_
   run(task, edges, grads);
 }
 
+namespace functional {
+// functional.cpp: grad(is_grads_batched=true), a backward pass vmapped over the seeds.
+std::vector<Tensor> grad_batched(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                                 const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                                 bool create_graph, bool allow_unused);
+}  // namespace functional
+
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
-                         bool create_graph, bool allow_unused) {
+                         bool create_graph, bool allow_unused, bool is_grads_batched) {
+  if (is_grads_batched) return functional::grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                                        allow_unused);
   EMBER_CHECK(!inputs.empty(), RuntimeError, "grad requires at least one input tensor");
   GraphTask task;
   task.create_graph = create_graph;

@@ -8,6 +8,8 @@
 // the same geometry taken on the base's tangent, and in-place writes through views update the
 // base's tangent as they update the base.
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <complex>
 #include <mutex>
 #include <unordered_map>
@@ -15,6 +17,7 @@
 #include "autograd/forward_ad_impl.h"
 #include "autograd/meta.h"
 #include "autograd/view.h"
+#include "functional/batched.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 
@@ -79,6 +82,62 @@ void copy_tangent(const Tensor& from, const Tensor& to) {
 
 }  // namespace detail
 
+}  // namespace ember::autograd::forward_ad
+
+namespace ember::autograd {
+namespace {
+// Python's repr of a float (shortest round-trip digits; fixed notation for exponents in
+// [-4, 16)); add_dot_0 as float's repr, not as the parts of a complex's.
+std::string py_float_repr(double v, bool add_dot_0) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);  // -d.ddde+XX
+  const size_t e = sci.find('e');
+  const int exp = std::stoi(sci.substr(e + 1));
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.' && c != '-') digits += c;
+  std::string out = sci[0] == '-' ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return out + "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    const auto whole = static_cast<size_t>(exp) + 1;
+    if (digits.size() < whole) digits.append(whole - digits.size(), '0');
+    out += digits.substr(0, whole);
+    if (digits.size() > whole) return out + "." + digits.substr(whole);
+    return add_dot_0 ? out + ".0" : out;
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  const std::string ex = std::to_string(std::abs(exp));
+  return out + (exp < 0 ? "e-" : "e+") + (ex.size() < 2 ? "0" : "") + ex;
+}
+
+// PyTorch formats the tangent with format(): a 0-dim tangent shows as its Python number.
+std::string tangent_str(const Tensor& t) {
+  if (t.dim() != 0) return t.str();
+  if (!t.is_complex()) return py_float_repr(t.item<double>(), true);
+  const auto z = t.to(kComplexDouble).item<std::complex<double>>();
+  const std::string im = py_float_repr(z.imag(), false) + "j";
+  if (z.real() == 0 && !std::signbit(z.real())) return im;
+  return "(" + py_float_repr(z.real(), false) + (z.imag() >= 0 || std::isnan(z.imag()) ? "+" : "") + im + ")";
+}
+}  // namespace
+
+std::string AutogradMeta::print_suffix() const {
+  std::string s = grad_fn ? "grad_fn=<" + grad_fn->name() + ">" : requires_grad ? "requires_grad=True" : "";
+  const uint64_t gen = forward_ad::live_generation();
+  if (fw_grad.defined() && gen != 0 && fw_generation == gen) {
+    if (!s.empty()) s.push_back('\0');
+    s += "tangent=" + tangent_str(fw_grad);
+  }
+  return s;
+}
+}  // namespace ember::autograd
+
+namespace ember::autograd::forward_ad {
+
 using detail::get_tangent;
 using detail::set_tangent;
 using detail::SuppressGuard;
@@ -104,7 +163,9 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 }
 
 // A view of t's storage with any geometry (negative strides included), recorded as a view of t.
+// A batched tangent (vmap over a dual level) gets the same view of its batched value.
 Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  if (t.key_set().has(DispatchKey::Vmap)) return func::detail::batched_view(t, sizes, strides, offset, std::nullopt);
   auto impl = Ref<TensorImpl>::make(t.storage(), t.dtype(), sizes, strides, offset);
   impl->add_keys(t.key_set());
   impl->set_inference(t.is_inference());
@@ -337,15 +398,20 @@ std::vector<Tensor> jvp_from_vjp(const OpEntry& op, bool in_place, detail::Pendi
   std::vector<Tensor> out(nres);
   if (ys.empty()) return out;
   std::vector<Tensor> gs = grad(ys, xs, us, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
-  Tensor h;
+  // J t: the vector-Jacobian product of u -> J^T u with the tangents as cotangents (the gradient
+  // of Re<J^T u, t>). The tangents are seeds, not roots, so they may be batched (vmap over a
+  // dual level, as the forward-mode jacobian does).
+  std::vector<Tensor> roots, seeds;
   for (size_t k = 0; k < gs.size(); ++k) {
     if (!gs[k].defined() || !requires_grad(gs[k])) continue;
     Tensor t = ts[k];
-    Tensor term = gs[k].is_complex() ? mul(conj(gs[k]), t).real().sum() : mul(gs[k], t.is_complex() ? t.real() : t).sum();
-    h = h.defined() ? add(h, term) : term;
+    if (t.is_complex() && !gs[k].is_complex()) t = t.real();
+    if (t.dtype() != gs[k].dtype()) t = t.to(gs[k].dtype());
+    roots.push_back(gs[k]);
+    seeds.push_back(t);
   }
-  if (!h.defined()) return out;
-  std::vector<Tensor> jt = grad({h}, us, {}, /*retain_graph=*/false, /*create_graph=*/want_graph && tangent_graph,
+  if (roots.empty()) return out;
+  std::vector<Tensor> jt = grad(roots, us, seeds, /*retain_graph=*/false, /*create_graph=*/want_graph && tangent_graph,
                                 /*allow_unused=*/true);
   for (size_t i = 0; i < jt.size(); ++i) out[where[i]] = jt[i];
   return out;

@@ -167,11 +167,9 @@ void check_strategy(const std::string& strategy, bool create_graph, bool strict,
   EMBER_CHECK(!strict, RuntimeError, "torch.autograd.functional.jacobian: `strict=True` and "
               "`strategy=\"forward-mode\"` are not supported together (yet). Please either set `strict=False` or "
               "`strategy=\"reverse-mode\"`.");
-  EMBER_CHECK(!vectorize, NotImplementedError,
-              "jacobian(strategy=\"forward-mode\") needs forward-mode AD, which Ember does not have yet");
   // PyTorch's message lacks the space after "is".
-  EMBER_FAIL(NotImplementedError, "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-             "only implemented for `vectorize=True`.");
+  EMBER_CHECK(vectorize, NotImplementedError, "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+              "only implemented for `vectorize=True`.");
 }
 
 // After func ran (the point where PyTorch checks it).
@@ -267,6 +265,55 @@ std::vector<Tensors> jacobian_blocks_vectorized(const Tensors& outputs, const Te
   return blocks;
 }
 
+// strategy="forward-mode": the Jacobian's columns as tangents, from one pass of f on dual
+// inputs vmapped over the standard basis of all inputs' elements (PyTorch's _jacfwd). f gets
+// the dual inputs and returns the outputs; outs_tuple is set from them.
+std::vector<Tensors> jacobian_blocks_forward(const Function& f, const Tensors& inputs, bool& outs_tuple) {
+  int64_t total = 0;
+  for (const Tensor& t : inputs) total += t.numel();
+  Tensors basis;
+  int64_t off = 0;
+  for (const Tensor& t : inputs) {
+    basis.push_back(eye(total, std::nullopt, TensorOptions(t.dtype()).device(t.device())).narrow(1, off, t.numel()));
+    off += t.numel();
+  }
+  Tensors primal_outs;
+  func::Fn jvp_fn = [&](const Tensors& ts) {
+    forward_ad::DualLevel level;
+    Tensors duals;
+    // (a contiguous primal takes the batched tangent's layout as it is)
+    for (size_t j = 0; j < inputs.size(); ++j)
+      duals.push_back(forward_ad::make_dual(inputs[j].contiguous(), ts[j].view(inputs[j].sizes())));
+    TensorOrTuple outs = f(duals);
+    outs_tuple = outs.is_tuple;
+    primal_outs.clear();
+    Tensors jv;
+    for (const Tensor& o : outs.tensors) {
+      forward_ad::UnpackedDual u = forward_ad::unpack_dual(o);
+      primal_outs.push_back(u.primal);
+      jv.push_back(u.tangent.defined() ? u.tangent : zeros_like(u.primal));
+    }
+    return jv;
+  };
+  Tensors cols = func::vmap(jvp_fn)(basis);
+  std::vector<Tensors> blocks(cols.size());
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const Tensor& out = primal_outs[i];
+    // the batch dim runs over the inputs' elements: move it last
+    std::vector<int64_t> perm;
+    for (int64_t d = 1; d < cols[i].dim(); ++d) perm.push_back(d);
+    perm.push_back(0);
+    off = 0;
+    for (const Tensor& in : inputs) {
+      std::vector<int64_t> shape(out.sizes().begin(), out.sizes().end());
+      shape.insert(shape.end(), in.sizes().begin(), in.sizes().end());
+      blocks[i].push_back(cols[i].narrow(0, off, in.numel()).permute(perm).reshape(shape).detach());
+      off += in.numel();
+    }
+  }
+  return blocks;
+}
+
 // What jvp, vhp and hvp do first (under grad mode): fresh inputs, v checked against them,
 // and func's outputs; single_output_fn names a function that needs one single-element output.
 struct Forward {
@@ -298,6 +345,64 @@ std::pair<TensorOrTuple, TensorOrTuple> results(const TensorOrTuple& outs, Tenso
 }  // namespace functional_impl
 
 using namespace functional_impl;
+
+std::vector<Tensor> grad_batched(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                                 const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                                 bool create_graph, bool allow_unused) {
+  EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), RuntimeError, "grad_outputs has ",
+              grad_outputs.size(), " tensors for ", outputs.size(), " outputs");
+  // PyTorch's _make_grads: implicit seeds for single elements, shapes checked without the batch dim.
+  Tensors seeds(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
+    if (!g.defined()) {
+      if (!requires_grad(out)) continue;
+      EMBER_CHECK(out.numel() == 1, RuntimeError, "grad can be implicitly created only for scalar outputs");
+      g = ones_like(out);
+    } else if (g.dim() == 0 || g.sizes().slice(1, static_cast<size_t>(g.dim() - 1)) != out.sizes()) {
+      // PyTorch's message shows g[0]'s shape less its first dim; kept as is.
+      const IntArrayRef shown = g.dim() > 2 ? g.sizes().slice(2, static_cast<size_t>(g.dim() - 2)) : IntArrayRef();
+      EMBER_FAIL(RuntimeError, "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                 "the batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                 "corresponding output, but a mismatch was detected: grad_output[", i, "] has a shape of ember.Size(",
+                 shown, ") and output[", i, "] has a shape of ember.Size(", out.sizes(), "). If you only want some "
+                 "tensors in `grad_output` to be considered batched, consider using vmap.");
+    }
+    EMBER_CHECK(g.dim() > 0, ValueError, "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                "input is a Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.");
+    seeds[i] = std::move(g);
+  }
+  Tensors batched;
+  std::vector<int64_t> sizes;
+  for (const Tensor& g : seeds) {
+    if (!g.defined()) continue;
+    batched.push_back(g);
+    sizes.push_back(g.size(0));
+  }
+  for (int64_t n : sizes)  // (PyTorch's _vmap_internals message)
+    EMBER_CHECK(n == sizes[0], ValueError, "vmap: Expected all tensors to have the same size in the mapped dimension, "
+                "got sizes ", IntArrayRef(sizes), " for the mapped dimension");
+  std::vector<bool> unused(inputs.size(), false);
+  func::Fn vjp = [&](const Tensors& gs) {
+    Tensors full = seeds;
+    size_t k = 0;
+    for (Tensor& g : full)
+      if (g.defined()) g = gs[k++];
+    Tensors r = grad(outputs, inputs, full, retain_graph.value_or(create_graph), create_graph, allow_unused);
+    // vmap returns tensors only: an unused input's undefined gradient comes back as a placeholder
+    for (size_t j = 0; j < r.size(); ++j) {
+      if (r[j].defined()) continue;
+      unused[j] = true;
+      r[j] = zeros({}, TensorOptions(inputs[j].dtype()).device(inputs[j].device()));
+    }
+    return r;
+  };
+  Tensors res = func::vmap(vjp)(batched);
+  for (size_t j = 0; j < res.size(); ++j)
+    if (unused[j]) res[j] = Tensor();
+  return res;
+}
 
 std::pair<TensorOrTuple, TensorOrTuple> vjp(const Function& func, const TensorOrTuple& inputs,
                                             const std::optional<TensorOrTuple>& v, bool create_graph, bool strict) {
@@ -375,6 +480,11 @@ Jacobian jacobian(const Function& func, const TensorOrTuple& inputs, bool create
                   const std::string& strategy) {
   check_strategy(strategy, create_graph, strict, vectorize);
   EnableGradGuard enable;
+  if (strategy == "forward-mode") {
+    Jacobian j{{}, false, inputs.is_tuple};
+    j.blocks = jacobian_blocks_forward(func, inputs.tensors, j.outputs_tuple);
+    return j;
+  }
   Tensors ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);
   TensorOrTuple outs = func(ins);
   check_requires_grad(outs.tensors, Kind::kOutputs, strict);
@@ -387,6 +497,25 @@ Jacobian hessian(const Function& func, const TensorOrTuple& inputs, bool create_
                  const std::string& outer_jacobian_strategy) {
   check_strategy(outer_jacobian_strategy, create_graph, strict, vectorize);
   EnableGradGuard enable;
+  if (outer_jacobian_strategy == "forward-mode") {
+    // Forward over reverse: the forward-mode Jacobian of the gradient, taken (with its graph)
+    // at dual inputs that require grad.
+    Function gradient = [&](const Tensors& duals) {
+      Tensors inner;
+      for (const Tensor& d : duals) inner.push_back(requires_grad(d) ? d : set_requires_grad(d, true));
+      TensorOrTuple out = func(inner);
+      check_requires_grad(out.tensors, Kind::kOutputs, strict);
+      check_single_output(out, "hessian");
+      Tensors jac = grad_of({out[0].squeeze()}, inner, {}, /*create_graph=*/true);
+      for (size_t k = 0; k < jac.size(); ++k)
+        if (!jac[k].defined()) jac[k] = zeros_like(inner[k]);
+      TensorOrTuple r(jac);
+      r.is_tuple = inputs.is_tuple;
+      return r;
+    };
+    bool unused = false;
+    return {jacobian_blocks_forward(gradient, inputs.tensors, unused), inputs.is_tuple, inputs.is_tuple};
+  }
   // The Jacobian (create_graph) of the gradient, itself a Jacobian with create_graph: the
   // inner one sees views of the outer one's inputs.
   Tensors ins = preprocess(inputs.tensors, create_graph, /*need_graph=*/true);

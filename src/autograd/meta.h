@@ -33,10 +33,9 @@ struct AutogradMeta : AutogradMetaBase {
   Tensor fw_grad;
   uint64_t fw_generation = 0;
 
-  std::string print_suffix() const override {
-    if (grad_fn) return "grad_fn=<" + grad_fn->name() + ">";
-    return requires_grad ? "requires_grad=True" : "";
-  }
+  // grad_fn=<...> or requires_grad=True, then tangent=... at the live dual level, separated by
+  // '\0' (forward_ad.cpp).
+  std::string print_suffix() const override;
 };
 
 AutogradMeta* meta_of(const Tensor& t);        // null when the tensor never took part

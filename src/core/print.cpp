@@ -373,8 +373,13 @@ std::string Tensor::str() const {
     body = Printer(host, o).str(indent);
   }
   if (const AutogradMetaBase* m = impl()->autograd_meta()) {
-    std::string s = m->print_suffix();
-    if (!s.empty()) suffixes.push_back(std::move(s));
+    const std::string s = m->print_suffix();  // several suffixes are separated by '\0'
+    for (size_t start = 0; start < s.size();) {
+      size_t end = s.find('\0', start);
+      if (end == std::string::npos) end = s.size();
+      if (end > start) suffixes.push_back(s.substr(start, end - start));
+      start = end + 1;
+    }
   }
   return add_suffixes(prefix + body, suffixes, indent, o);
 }

@@ -14,6 +14,7 @@
 #include "core/torch_names.h"
 #include "ember/dispatch.h"
 #include "ember/fft.h"
+#include "ember/forward_ad.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_conv.h"
 #include "ember/ops/pointwise.h"
@@ -283,6 +284,15 @@ Tensor& assign_out(Kind k, int nd, Tensor& out, const Tensor& r) {
   return out;
 }
 
+// out= forms refuse inputs that require grad, and dual inputs: PyTorch's out= transforms have
+// no forward AD (the copy into out would otherwise carry a tangent).
+void fft_check_out(Kind k, int nd, const Tensor& self) {
+  autograd::check_out_inputs(kind_name(k, nd), {self});
+  EMBER_CHECK(!(autograd::forward_ad::is_active() && autograd::forward_ad::unpack_dual(self).tangent.defined()),
+              NotImplementedError, "Trying to use forward AD with fft_", kind_name(k, nd),
+              "_out that does not support it because it is an out= function");
+}
+
 template <Kind K>
 Tensor t1(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
   const int64_t nv = n.value_or(0);
@@ -290,21 +300,21 @@ Tensor t1(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) 
 }
 template <Kind K>
 Tensor& t1_out(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm, Tensor& out) {
-  autograd::check_out_inputs(kind_name(K, 0), {self});
+  fft_check_out(K, 0, self);
   return assign_out(K, 0, out, t1<K>(self, n, dim, norm));
 }
 template <Kind K>
 Tensor t2(const Tensor& self, OptDims s, IntArrayRef dim, Norm norm) { return transform(K, 1, self, s, dim, norm); }
 template <Kind K>
 Tensor& t2_out(const Tensor& self, OptDims s, IntArrayRef dim, Norm norm, Tensor& out) {
-  autograd::check_out_inputs(kind_name(K, 1), {self});
+  fft_check_out(K, 1, self);
   return assign_out(K, 1, out, transform(K, 1, self, s, dim, norm));
 }
 template <Kind K>
 Tensor tn(const Tensor& self, OptDims s, OptDims dim, Norm norm) { return transform(K, 2, self, s, dim, norm); }
 template <Kind K>
 Tensor& tn_out(const Tensor& self, OptDims s, OptDims dim, Norm norm, Tensor& out) {
-  autograd::check_out_inputs(kind_name(K, 2), {self});
+  fft_check_out(K, 2, self);
   return assign_out(K, 2, out, transform(K, 2, self, s, dim, norm));
 }
 

@@ -15,6 +15,7 @@
 
 #include "ember/autograd.h"
 #include "ember/dispatch.h"
+#include "ember/forward_ad.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_conv.h"
 #include "ops/layout.h"
@@ -596,7 +597,12 @@ constexpr const char* kAvgNames[3] = {"avg_pool1d", "avg_pool2d", "avg_pool3d"};
 constexpr const char* kAdAvgNames[3] = {"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"};
 constexpr const char* kAdMaxNames[3] = {"adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"};
 
-bool grad_needed(const Tensor& t) { return autograd::GradMode::is_enabled() && autograd::requires_grad(t); }
+// Whether a gradient or a tangent will be asked of t: max pooling then computes the indices its
+// derivative (and the JVP derived from it) needs.
+bool grad_needed(const Tensor& t) {
+  if (autograd::GradMode::is_enabled() && autograd::requires_grad(t)) return true;
+  return autograd::forward_ad::is_active() && autograd::forward_ad::unpack_dual(t).tangent.defined();
+}
 
 template <int SD>
 std::tuple<Tensor, Tensor> max_nd(const Tensor& self, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,

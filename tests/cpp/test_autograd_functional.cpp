@@ -118,13 +118,43 @@ TEST(AutogradFunctional, Errors) {
                              "with respect to input 0 is independent of the input.");
   expect_error<RuntimeError>([&] { agf::hvp(twice_x, x, y); }, "The Tensor returned by the function given to hvp "
                              "should contain a single element");
-  // vectorize=true works (tests/cpp/test_vmap.cpp); forward mode has not landed.
-  expect_error<NotImplementedError>([&] { agf::jacobian(twice_x, x, false, false, /*vectorize=*/true, "forward-mode"); },
-                                    "needs forward-mode AD");
+  // vectorize=true works (tests/cpp/test_vmap.cpp); forward mode needs it.
   expect_error<NotImplementedError>([&] { agf::jacobian(twice_x, x, false, false, false, "forward-mode"); },
                                     "only implemented for `vectorize=True`");
   // Without strict, independence gives zeros.
   expect_values(agf::jacobian(twice_x, {x, y}).blocks[0][1], std::vector<double>(9, 0.0), {3, 3});
+}
+
+TEST(AutogradFunctional, ForwardModeJacobianAndHessian) {
+  Tensor W = uniform({4, 3}, kDouble, -1, 1, 11), x = uniform({3}, kDouble, -1, 1, 12);
+  auto f = [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{tanh(matmul(W, in[0])), sum(in[1])}; };
+  Tensor y = uniform({2}, kDouble, -1, 1, 13);
+  agf::Jacobian rev = agf::jacobian(f, {x, y});
+  agf::Jacobian fwd = agf::jacobian(f, {x, y}, false, false, true, "forward-mode");
+  EXPECT_TRUE(fwd.outputs_tuple && fwd.inputs_tuple);
+  for (size_t i = 0; i < 2; ++i)
+    for (size_t j = 0; j < 2; ++j)
+      expect_values(fwd.blocks[i][j], as_double(rev.blocks[i][j]), rev.blocks[i][j].sizes());
+  auto g = [&](const std::vector<Tensor>& in) { return sum(tanh(matmul(W, mul(in[0], in[0])))); };
+  agf::Jacobian hrev = agf::hessian(g, x);
+  agf::Jacobian hfwd = agf::hessian(g, x, false, false, true, "forward-mode");
+  expect_values(hfwd.blocks[0][0], as_double(hrev.blocks[0][0]), {3, 3});
+  expect_error<NotImplementedError>([&] { agf::jacobian(f, {x, y}, false, false, false, "forward-mode"); },
+                                    "only implemented for `vectorize=True`");
+}
+
+TEST(AutogradFunctional, GradIsGradsBatched) {
+  Tensor x = ag::set_requires_grad(uniform({3}, kDouble, -1, 1, 14).detach(), true);
+  Tensor y = mul(sin(x), x);
+  Tensor seeds = uniform({4, 3}, kDouble, -1, 1, 15);
+  std::vector<Tensor> batched = ag::grad({y}, {x}, {seeds}, true, false, false, /*is_grads_batched=*/true);
+  ASSERT_EQ(batched[0].sizes(), IntArrayRef({4, 3}));
+  for (int64_t b = 0; b < 4; ++b) {
+    Tensor one = ag::grad({y}, {x}, {seeds.select(0, b)}, true)[0];
+    expect_values(batched[0].select(0, b), as_double(one), {3});
+  }
+  expect_error<RuntimeError>([&] { ag::grad({y}, {x}, {uniform({4, 2}, kDouble)}, true, false, false, true); },
+                             "we interpret the first dimension of each grad_output as the batch dimension");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "ember/autograd.h"
 #include "ember/forward_ad.h"
+#include "ember/linalg/spectral.h"
 #include "test_util.h"
 
 namespace ember {
@@ -91,6 +92,64 @@ TEST(ForwardAD, Errors) {
   expect_error<RuntimeError>([&] { fw::unpack_dual(d, 1); }, "Invalid level given to _fw_primal");
   Tensor out = empty({3}, kDouble);
   expect_error<NotImplementedError>([&] { sin_out(out, d); }, "because it is an out= function");
+}
+
+// The tangents of gauge-invariant functions of the decompositions' results match central
+// differences (the hand-written JVP rules of linalg_eigh, _linalg_svd and linalg_qr).
+void expect_jvp_matches_fd(const std::function<std::vector<Tensor>(const Tensor&)>& f, const Tensor& A,
+                           const Tensor& dA) {
+  std::vector<Tensor> tangents;
+  {
+    fw::DualLevel level;
+    for (const Tensor& r : f(fw::make_dual(A, dA))) tangents.push_back(fw::unpack_dual(r).tangent);
+  }
+  const double eps = 1e-6;
+  std::vector<Tensor> plus = f(add(A, mul(dA, Scalar(eps)))), minus = f(sub(A, mul(dA, Scalar(eps))));
+  for (size_t k = 0; k < tangents.size(); ++k) {
+    ASSERT_TRUE(tangents[k].defined()) << "result " << k;
+    std::vector<double> fd = as_double(div(sub(plus[k], minus[k]), Scalar(2 * eps)));
+    std::vector<double> got = as_double(tangents[k]);
+    ASSERT_EQ(got.size(), fd.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], fd[i], 1e-6) << "result " << k << " element " << i;
+  }
+}
+
+TEST(ForwardAD, DecompositionRules) {
+  Tensor M = uniform({4, 4}, kDouble, -1, 1, 3), dM = uniform({4, 4}, kDouble, -1, 1, 4);
+  Tensor w = arange(1, 5, 1, TensorOptions(kDouble));
+  // eigh: eigenvalues, and V diag(w) V^T (independent of the signs of the vectors)
+  expect_jvp_matches_fd([&](const Tensor& A) {
+    auto [L, V] = linalg::eigh(add(A, A.mT()));
+    return std::vector<Tensor>{L, matmul(mul(V, w), V.mT())};
+  }, M, dM);
+  // svd of a tall and of a wide matrix: S, and U diag(w) Vh over the first k vectors
+  for (auto shape : {std::vector<int64_t>{5, 3}, std::vector<int64_t>{3, 5}}) {
+    Tensor A = uniform(shape, kDouble, -1, 1, 5), dA = uniform(shape, kDouble, -1, 1, 6);
+    for (bool full : {false, true}) {
+      expect_jvp_matches_fd([&](const Tensor& X) {
+        auto [U, S, Vh] = linalg::svd(X, full);
+        return std::vector<Tensor>{S, matmul(mul(U.narrow(-1, 0, 3), w.narrow(0, 0, 3)), Vh.narrow(-2, 0, 3))};
+      }, A, dA);
+    }
+    // qr: unique (R's diagonal is real), so Q and R themselves
+    expect_jvp_matches_fd([&](const Tensor& X) {
+      auto [Q, R] = linalg::qr(X);
+      return std::vector<Tensor>{Q, R};
+    }, A, dA);
+  }
+  fw::DualLevel level;
+  Tensor d = fw::make_dual(uniform({4, 3}, kDouble, -1, 1, 7), uniform({4, 3}, kDouble, -1, 1, 8));
+  expect_error<RuntimeError>([&] { linalg::qr(d, "r"); }, "which is not computed when mode='r'");
+  expect_error<RuntimeError>([&] { linalg::qr(d, "complete"); }, "not differentiable when mode='complete'");
+}
+
+TEST(ForwardAD, PrintsTheTangent) {
+  Tensor x = tensor({1.0, 2.0}, TensorOptions(kDouble));
+  fw::DualLevel level;
+  Tensor d = fw::make_dual(x, tensor({0.5, 0.0}, TensorOptions(kDouble)));
+  EXPECT_EQ(d.str(),
+            "tensor([1., 2.], dtype=ember.float64,\n       tangent=tensor([0.5000, 0.0000], dtype=ember.float64))");
+  EXPECT_EQ(fw::unpack_dual(d).primal.str(), "tensor([1., 2.], dtype=ember.float64)");
 }
 
 }  // namespace

@@ -259,3 +259,85 @@ def test_accumulating_into_an_expanded_first_gradient():
         (a * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
         return a.grad.tolist()
     assert run(ember) == run(torch) == [2.0, 3.0, 4.0]
+
+
+# grad(is_grads_batched=True): graphs of leaves (shapes), outputs, and the shapes of the batched
+# grad_outputs (None: the implicit seed of a single element is refused by vmap, as in torch).
+BATCHED_GRAPHS = {
+    "elementwise": ([(3,)], lambda lib, x: [x.sin() * x], [(4, 3)]),
+    "matmul": ([(2, 3), (3, 4)], lambda lib, a, b: [(a @ b).tanh()], [(5, 2, 4)]),
+    "two_outputs": ([(3,)], lambda lib, x: [x.exp(), (x * x).sum()], [(2, 3), (2,)]),
+    "unused_input": ([(3,), (2,)], lambda lib, x, y: [x * 2], [(3, 3)]),
+    "reduction": ([(2, 3)], lambda lib, x: [x.softmax(-1).sum(0)], [(6, 3)]),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in BATCHED_GRAPHS for d in ("float64", "complex128")
+                                        if not (n == "reduction" and d == "complex128")])  # torch: no complex softmax
+def test_grad_is_grads_batched(name, dtype, create_graph):
+    shapes, f, gshapes = BATCHED_GRAPHS[name]
+    leaves = [pair(s, i, dtype) for i, s in enumerate(shapes)]
+    gos = [pair(s, 10 + i, dtype, requires_grad=False) for i, s in enumerate(gshapes)]
+    res = {}
+    for k, lib in enumerate((ember, torch)):
+        xs = [lv[k] for lv in leaves]
+        outs = f(lib, *xs)
+        res[lib] = lib.autograd.grad(outs, xs, [g[k] for g in gos], create_graph=create_graph, allow_unused=True,
+                                     is_grads_batched=True)
+    for e, t in zip(res[ember], res[torch]):
+        close(e, t)
+        if t is not None:
+            assert tuple(e.shape) == tuple(t.shape)
+            assert e.requires_grad == t.requires_grad
+    if create_graph:  # the batched gradients differentiate again
+        for lib in (ember, torch):
+            parts = [(r.abs() ** 2).sum() for r in res[lib] if r is not None and r.requires_grad]
+            if parts:  # (a linear graph's gradients are constants)
+                sum(parts[1:], parts[0]).backward()
+        for lv in leaves:
+            close(lv[0].grad, lv[1].grad, 1e-10)
+
+
+def test_grad_is_grads_batched_errors():
+    def check(make):
+        with pytest.raises(Exception) as te:
+            make(torch)
+        with pytest.raises(type(te.value)) as ee:
+            make(ember)
+        assert str(ee.value) == str(te.value).replace("torch.", "ember.")
+
+    def graph(lib):
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        return x, x.sin() * 2
+
+    def run(gos, outs=lambda y: y, inputs=lambda x: x, **kw):
+        def make(lib):
+            x, y = graph(lib)
+            return lib.autograd.grad(outs(y), inputs(x), gos(lib), is_grads_batched=True, **kw)
+        return make
+
+    check(run(lambda lib: lib.ones(2, 4, dtype=lib.float64)))  # shape without the batch dim
+    check(run(lambda lib: lib.ones(2, 3, 1, dtype=lib.float64)))
+    check(run(lambda lib: None))  # implicit seeds only for single elements
+    check(run(lambda lib: None, outs=lambda y: y.sum()))  # a 0-dim seed has no batch dim
+    check(run(lambda lib: lib.ones(2, 3, dtype=lib.complex128)))
+    check(run(lambda lib: [lib.ones(2, 3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)],
+              outs=lambda y: [y, y.sum()]))  # batch sizes differ
+    check(run(lambda lib: lib.ones(2, 3, dtype=lib.float64),
+              inputs=lambda x: [x, lib_ones_requiring_grad(x)]))
+    # the graph is freed after one batched pass unless retained
+    for lib in (ember, torch):
+        x, y = graph(lib)
+        lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), is_grads_batched=True)
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), is_grads_batched=True)
+        x, y = graph(lib)
+        g1 = lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), retain_graph=True, is_grads_batched=True)[0]
+        g2 = lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), is_grads_batched=True)[0]
+        np.testing.assert_array_equal(g1.numpy(), g2.numpy())
+
+
+def lib_ones_requiring_grad(like):
+    lib = torch if isinstance(like, torch.Tensor) else ember
+    return lib.ones(2, dtype=lib.float64, requires_grad=True)

@@ -23,8 +23,8 @@ def leaves(shapes, seed, dtype="float64", requires_grad=False):
 
 def same(e, t, tol=1e-10):
     """Same nesting, and per tensor the same shape, dtype, requires_grad and values."""
-    if isinstance(t, tuple):
-        assert isinstance(e, tuple) and len(e) == len(t)
+    if isinstance(t, (tuple, list)):  # (forward-mode jacobians nest lists, as torch's)
+        assert type(e) is type(t) and len(e) == len(t), (type(e), type(t))
         for a, b in zip(e, t):
             same(a, b, tol)
         return
@@ -33,6 +33,10 @@ def same(e, t, tol=1e-10):
     assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     assert e.requires_grad == t.requires_grad
     np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
+
+
+def detached(r):
+    return type(r)(detached(x) for x in r) if isinstance(r, (tuple, list)) else r.detach()
 
 
 def flat(r):
@@ -123,6 +127,9 @@ def test_vjp_jvp_jacobian_match_torch(f, shapes, single, create_graph):
     same(er3, tr3)
     if create_graph:
         check_create_graph((er, er2, er3), (tr, tr2, tr3), ex, tx)
+    else:  # forward mode: one jvp pass vmapped over the inputs' elements
+        same(ember.autograd.functional.jacobian(ef, eargs, vectorize=True, strategy="forward-mode"),
+             torch.autograd.functional.jacobian(tf, targs, vectorize=True, strategy="forward-mode"))
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -134,6 +141,12 @@ def test_hessian_vhp_hvp_match_torch(f, shapes, single, create_graph):
     er = ember.autograd.functional.hessian(ef, eargs, create_graph=create_graph)
     tr = torch.autograd.functional.hessian(tf, targs, create_graph=create_graph)
     same(er, tr)
+    if not create_graph:  # forward over reverse
+        # torch 1.13's result keeps the graph of its inner jacobian (requires_grad although
+        # create_graph=False); Ember's is detached, as the reverse-mode hessian's
+        same(ember.autograd.functional.hessian(ef, eargs, vectorize=True, outer_jacobian_strategy="forward-mode"),
+             detached(torch.autograd.functional.hessian(tf, targs, vectorize=True,
+                                                        outer_jacobian_strategy="forward-mode")))
     results = [(er, tr)]
     for name in ("vhp", "hvp"):
         ev, tv = random_like(targs, 5)
@@ -304,12 +317,16 @@ def test_strategy_and_vectorize():
     same_error(lambda lib: lib.autograd.functional.jacobian(f(lib), x[lib], strategy="forward-mode", strict=True))
     same_error(lambda lib: lib.autograd.functional.hessian(g(lib), x[lib], outer_jacobian_strategy="forward-mode"))
     same_error(lambda lib: lib.autograd.functional.jacobian(f(lib), x[lib], vectorize=True, strict=True))
-    # vectorize=True (vmap over the backward pass) gives torch's results; forward mode has not landed
+    same_error(lambda lib: lib.autograd.functional.hessian(g(lib), x[lib], outer_jacobian_strategy="forward-mode",
+                                                           vectorize=True, strict=True))
+    # vectorize=True (vmap over the backward pass, or over the forward-mode pass) gives torch's results
     for lib_call in (lambda lib: lib.autograd.functional.jacobian(f(lib), x[lib], vectorize=True),
-                     lambda lib: lib.autograd.functional.hessian(g(lib), x[lib], vectorize=True)):
-        np.testing.assert_allclose(lib_call(ember).numpy(), lib_call(torch).numpy())
-    with pytest.raises(NotImplementedError, match="forward-mode"):
-        ember.autograd.functional.jacobian(f(ember), x[ember], vectorize=True, strategy="forward-mode")
+                     lambda lib: lib.autograd.functional.hessian(g(lib), x[lib], vectorize=True),
+                     lambda lib: lib.autograd.functional.jacobian(f(lib), x[lib], vectorize=True,
+                                                                  strategy="forward-mode"),
+                     lambda lib: lib.autograd.functional.hessian(g(lib), x[lib], vectorize=True,
+                                                                 outer_jacobian_strategy="forward-mode")):
+        np.testing.assert_allclose(lib_call(ember).numpy(), lib_call(torch).detach().numpy())
 
 
 def test_errors_inside_func_propagate():

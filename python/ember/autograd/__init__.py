@@ -185,12 +185,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=False, is_grads_batched=False):
-    """The gradients of `outputs` with respect to `inputs`, returned as a tuple."""
-    if is_grads_batched:
-        raise NotImplementedError("grad(is_grads_batched=True) needs vmap, which Ember does not have yet")
+    """The gradients of `outputs` with respect to `inputs`, returned as a tuple. With
+    is_grads_batched the first dim of each grad_output is a batch dim: one backward pass,
+    vmapped over it, gives a batch of vector-Jacobian products."""
     outputs = _as_list(outputs)
     inputs = _as_list(inputs)
     grad_outputs = _as_list(grad_outputs)
     if grad_outputs and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad_outputs has {len(grad_outputs)} tensors for {len(outputs)} outputs")
-    return _C._run_grad(outputs, inputs, grad_outputs or None, retain_graph, create_graph, allow_unused)
+    return _C._run_grad(outputs, inputs, grad_outputs or None, retain_graph, create_graph, allow_unused,
+                        is_grads_batched)

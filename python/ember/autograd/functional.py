@@ -54,8 +54,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more outputs '
         'than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".')
     is_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-    return _C._functional_jacobian(_function(func, "jacobian"), is_tuple, inputs, create_graph, strict, vectorize,
-                                   strategy)
+    res = _C._functional_jacobian(_function(func, "jacobian"), is_tuple, inputs, create_graph, strict, vectorize,
+                                  strategy)
+    return _as_lists(res) if strategy == "forward-mode" and is_tuple else res
+
+
+def _as_lists(res):
+    """PyTorch's forward-mode jacobian (_jacfwd) nests lists, not tuples, where the inputs are a tuple."""
+    return [_as_lists(r) for r in res] if isinstance(res, tuple) else res
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
@@ -64,8 +70,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     is_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     assert outer_jacobian_strategy in ("forward-mode", "reverse-mode"), (
         'Expected strategy to be either "forward-mode" or "reverse-mode".')
-    return _C._functional_hessian(_function(func, "hessian"), is_tuple, inputs, create_graph, strict, vectorize,
-                                  outer_jacobian_strategy)
+    res = _C._functional_hessian(_function(func, "hessian"), is_tuple, inputs, create_graph, strict, vectorize,
+                                 outer_jacobian_strategy)
+    return _as_lists(res) if outer_jacobian_strategy == "forward-mode" and is_tuple else res
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
