@@ -148,12 +148,12 @@ struct MinMaxOp {
 #if defined(__AVX512F__)
       if constexpr (sizeof(V) == 64 && std::is_same_v<M, float>) {
         const __m512 X = (__m512)x, A = (__m512)a;
-        const __m512 m = IsMax ? _mm512_max_ps(X, A) : _mm512_min_ps(X, A);
+        const __m512 m = IsMax ? _mm512_maskz_max_ps(0xffff, X, A) : _mm512_maskz_min_ps(0xffff, X, A);  // maskz: GCC 12
         return (V)_mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(X, X, _CMP_UNORD_Q), X);
       }
       if constexpr (sizeof(V) == 64 && std::is_same_v<M, double>) {
         const __m512d X = (__m512d)x, A = (__m512d)a;
-        const __m512d m = IsMax ? _mm512_max_pd(X, A) : _mm512_min_pd(X, A);
+        const __m512d m = IsMax ? _mm512_maskz_max_pd(0xff, X, A) : _mm512_maskz_min_pd(0xff, X, A);
         return (V)_mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(X, X, _CMP_UNORD_Q), X);
       }
 #endif
