@@ -11,6 +11,8 @@ module, ember or torch, and returns a zero-argument callable). All on 16M elemen
   pow_16M_scalar2      pow(x, 2, out=o) in float32 (the x * x fast path)
   pow_16M_scalar       pow(x, 2.5, out=o) of positive float32 (vector pow)
   pow_16M_tensor       pow(x, y, out=o), both float32 tensors (vector pow)
+  pow_64K_scalar2      pow(x, 2) of 65536 float32, fresh output (per-call overhead)
+  mul_64K_self         mul(x, x) of the same x, the kernel pow(x, 2) runs
   to_f16_16M           oh.copy_(x): float32 -> float16
   from_f16_16M         o.copy_(xh): float16 -> float32
   to_bf16_16M          ob.copy_(x): float32 -> bfloat16
@@ -86,6 +88,16 @@ def make_pow_scalar(exponent):
     return maker
 
 
+def make_pow_small(lib):
+    x = lib.from_numpy(np.random.default_rng(4).standard_normal(65536, dtype=np.float32))
+    return lambda: lib.pow(x, 2)
+
+
+def make_mul_small(lib):
+    x = lib.from_numpy(np.random.default_rng(4).standard_normal(65536, dtype=np.float32))
+    return lambda: lib.mul(x, x)
+
+
 def make_pow_tensor(lib):
     x = _vec(lib, 4, positive=True)
     y = _vec(lib, 5)
@@ -117,6 +129,8 @@ WORKLOADS["pw_bf16_exp_16M"] = (make_bf16_exp, 2 * 2 * N16M, "GB/s")
 WORKLOADS["pw_muladd_inplace_16M"] = (make_muladd_inplace, 6 * 4 * N16M, "GB/s")
 WORKLOADS["pow_16M_scalar2"] = (make_pow_scalar(2), 2 * 4 * N16M, "GB/s")
 WORKLOADS["pow_16M_scalar"] = (make_pow_scalar(2.5), 2 * 4 * N16M, "GB/s")
+WORKLOADS["pow_64K_scalar2"] = (make_pow_small, 2 * 4 * 65536, "GB/s")
+WORKLOADS["mul_64K_self"] = (make_mul_small, 2 * 4 * 65536, "GB/s")
 WORKLOADS["pow_16M_tensor"] = (make_pow_tensor, 3 * 4 * N16M, "GB/s")
 WORKLOADS["to_f16_16M"] = (make_copy("float16", "float32"), 6 * N16M, "GB/s")
 WORKLOADS["from_f16_16M"] = (make_copy("float32", "float16"), 6 * N16M, "GB/s")

@@ -6,6 +6,9 @@ library module, ember or torch, and returns a zero-argument callable).
                               dim 0 (strided columns); max along a dim returns values and indices
   sum_16M_numpy               sum of 16M float32 in a NumPy buffer that is 16-byte but not
                               64-byte aligned (as NumPy's own allocations often are)
+  red16_<dtype>_<op>          16-bit float reductions of a 4096x4096 tensor (from float32):
+                              mean (all), sum(1), sum(0), max(1) with indices and argmax(1)
+                              (of 1024x4096); PyTorch 1.13 has no 16-bit prod on the CPU
   sort_1M, topk_1M            1M float32 (topk: k = 100)
   sort_rows, topk_rows        1024 rows of 1024 float32, along the rows (topk: k = 10)
 """
@@ -30,6 +33,24 @@ def _reduction(op, layout):
             return lambda: fn(x)
         dim = 1 if layout == "inner" else 0
         return lambda: fn(x, dim)
+    return maker
+
+
+def _reduction16(dtype, op):
+    def maker(lib):
+        x = _matrix(lib)
+        if op == "argmax1":
+            x = x[:1024]
+        x = x.to(getattr(lib, dtype)).contiguous()
+        if op == "mean":
+            return lambda: x.mean()
+        if op == "sum1":
+            return lambda: x.sum(1)
+        if op == "sum0":
+            return lambda: x.sum(0)
+        if op == "max1":
+            return lambda: x.max(1)
+        return lambda: x.argmax(1)
     return maker
 
 
@@ -77,6 +98,10 @@ WORKLOADS = {}
 for _op in ("sum", "mean", "max", "var", "logsumexp"):
     for _layout in ("all", "inner", "outer"):
         WORKLOADS[f"red_{_op}_{_layout}"] = (_reduction(_op, _layout), 4 * N * N, "GB/s")
+for _dtype in ("float16", "bfloat16"):
+    for _op in ("mean", "sum1", "sum0", "max1", "argmax1"):
+        _rows = 1024 if _op == "argmax1" else N
+        WORKLOADS[f"red16_{_dtype}_{_op}"] = (_reduction16(_dtype, _op), 2 * _rows * N, "GB/s")
 WORKLOADS["sum_16M_numpy"] = (make_sum_numpy, 4 * N16M, "GB/s")
 WORKLOADS["sort_1M"] = (make_sort_1m, None, None)
 WORKLOADS["topk_1M"] = (make_topk_1m, None, None)

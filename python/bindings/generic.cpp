@@ -124,8 +124,21 @@ IValue parse_default(const OpEntry& op, const Param& p, const std::string& text)
 }
 
 // ---------------------------------------------------------------- binding one argument
+// Why an overload did not bind. Overload resolution fails on most overloads it tries (pow(x, 2)
+// first meets pow.Tensor_Tensor), so the common reason, a wrong argument type, is kept as the
+// parameter and the object and turned into text only when the call fails as a whole.
 struct BindError {
-  std::string why;
+  std::string why;                // a formatted reason
+  const char* fixed = nullptr;    // or a constant one
+  const Param* param = nullptr;  // or: argument `param` got `obj`
+  PyObject* obj = nullptr;
+  bool empty() const { return why.empty() && !fixed && !param; }
+  void set(std::string w) {
+    why = std::move(w);
+    fixed = nullptr;
+    param = nullptr;
+  }
+  std::string message() const;
 };
 
 const char* kind_name(Kind k) {
@@ -149,21 +162,29 @@ const char* kind_name(Kind k) {
 
 bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
 
+std::string BindError::message() const {
+  if (fixed) return fixed;
+  if (param)
+    return "argument '" + param->name + "' must be " + kind_name(param->kind) + ", not " +
+           (obj == Py_None ? std::string("None") : type_name(obj));
+  return why;
+}
+
 // Converts `o` for parameter p; false (with the reason in err) when it does not fit.
 // `loose` also takes one-element tensors for numbers (the second pass).
 bool bind_value(const Param& p, PyObject* o, bool loose, IValue& out, BindError& err) {
+  auto fail = [&] {
+    err.why.clear();
+    err.fixed = nullptr;
+    err.param = &p;
+    err.obj = o;
+    return false;
+  };
   if (o == Py_None) {
-    if (!p.optional) {
-      err.why = "argument '" + p.name + "' must be " + kind_name(p.kind) + ", not None";
-      return false;
-    }
+    if (!p.optional) return fail();
     out = IValue(None{});
     return true;
   }
-  auto fail = [&] {
-    err.why = "argument '" + p.name + "' must be " + kind_name(p.kind) + ", not " + type_name(o);
-    return false;
-  };
   const bool tensor = is_tensor(o);
   switch (p.kind) {
     case Kind::Tensor:
@@ -292,18 +313,19 @@ bool kw_matches(PyObject* key, const Param& p, bool first) {
 bool bind_call(const Overload& ov, const Call& c, bool loose, Stack& stack, std::vector<PyObject*>& objs,
                BindError& err) {
   const size_t n = ov.params.size();
-  stack.assign(n, IValue());
-  objs.assign(n, nullptr);
-  std::vector<bool> done(n, false);
   if ((c.out != nullptr) != !ov.out_params.empty()) {
-    err.why = c.out ? "out= is not supported here" : "";
+    err.set("");
+    err.fixed = c.out ? "out= is not supported here" : nullptr;
     return false;
   }
   if (c.nargs > ov.npositional) {
-    err.why = "takes " + std::to_string(ov.npositional) + " positional arguments but " +
-              std::to_string(c.nargs) + " were given";
+    err.set("takes " + std::to_string(ov.npositional) + " positional arguments but " +
+            std::to_string(c.nargs) + " were given");
     return false;
   }
+  stack.assign(n, IValue());
+  objs.assign(n, nullptr);
+  std::vector<bool> done(n, false);
   int pos = 0;
   for (size_t i = 0; i < n && pos < c.nargs; ++i) {
     if (ov.params[i].kwarg_only) break;
@@ -319,11 +341,11 @@ bool bind_call(const Overload& ov, const Call& c, bool loose, Stack& stack, std:
     size_t i = 0;
     while (i < n && !kw_matches(key, ov.params[i], i == 0)) ++i;
     if (i == n || ov.params[i].is_write) {
-      err.why = "got an unexpected keyword argument '" + std::string(PyUnicode_AsUTF8(key)) + "'";
+      err.set("got an unexpected keyword argument '" + std::string(PyUnicode_AsUTF8(key)) + "'");
       return false;
     }
     if (done[i]) {
-      err.why = "got multiple values for argument '" + ov.params[i].name + "'";
+      err.set("got multiple values for argument '" + ov.params[i].name + "'");
       return false;
     }
     if (!bind_value(ov.params[i], value, loose, stack[i], err)) return false;
@@ -338,13 +360,13 @@ bool bind_call(const Overload& ov, const Call& c, bool loose, Stack& stack, std:
     } else if (is_sequence(c.out) && static_cast<size_t>(PySequence_Size(c.out)) == want) {
       for (size_t j = 0; j < want; ++j) outs.push_back(PySequence_Fast_GET_ITEM(c.out, j));
     } else {
-      err.why = "out= must be a tuple of " + std::to_string(want) + " tensors";
+      err.set("out= must be a tuple of " + std::to_string(want) + " tensors");
       return false;
     }
     for (size_t j = 0; j < want; ++j) {
       const int i = ov.out_params[j];
       if (!is_tensor(outs[j])) {
-        err.why = "argument 'out' must be Tensor, not " + type_name(outs[j]);
+        err.set("argument 'out' must be Tensor, not " + type_name(outs[j]));
         return false;
       }
       stack[i] = IValue(unwrap(outs[j]));
@@ -355,7 +377,7 @@ bool bind_call(const Overload& ov, const Call& c, bool loose, Stack& stack, std:
   for (size_t i = 0; i < n; ++i) {
     if (done[i]) continue;
     if (!ov.params[i].has_default) {
-      err.why = "missing required argument '" + ov.params[i].name + "'";
+      err.set("missing required argument '" + ov.params[i].name + "'");
       return false;
     }
     stack[i] = ov.params[i].default_value;
@@ -505,13 +527,13 @@ PyObject* packet_call(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
   for (bool loose : {false, true}) {
     for (const Overload& ov : *p->overloads) {
       if (bind_call(ov, c, loose, stack, objs, err)) return run_overload(ov, stack, objs);
-      if (first_err.why.empty()) first_err = err;
+      if (first_err.empty()) first_err = err;
     }
   }
   if (PyObject* r = call_override(self, c)) return r;
   const auto& ovs = *p->overloads;
   if (ovs.size() == 1)
-    EMBER_FAIL(TypeError, *p->name, "(): ", first_err.why.empty() ? "invalid arguments" : first_err.why);
+    EMBER_FAIL(TypeError, *p->name, "(): ", first_err.empty() ? "invalid arguments" : first_err.message());
   std::string msg = *p->name + "() received an invalid combination of arguments - got " + got_types(c) +
                     ", but expected one of:";
   for (const Overload& ov : ovs) msg += "\n * " + ov.op->schema().str();

@@ -121,7 +121,11 @@ Tensor binary_run(const BinaryDef& d, const char* name, const Tensor& out, const
     return run_pointwise(name, out, {a2, b2}, cfg,
                          [kop, &alpha](const ElementwiseIter& it) { cpu::binary_stub(it, kop, alpha); });
   }
-  return run_pointwise(name, out, {a, b}, cfg, [kop, &alpha](const ElementwiseIter& it) { cpu::binary_stub(it, kop, alpha); });
+  auto kernel = [kop, &alpha](const ElementwiseIter& it) { cpu::binary_stub(it, kop, alpha); };
+  // The PowScalar kernel reads only the base: when the base already has the result's dtype
+  // the exponent need not be an operand, and x ** 2 takes the iterator's one-input fast path.
+  if (scalar_exp && a.dtype() == dt) return run_pointwise(name, out, {a}, cfg, kernel);
+  return run_pointwise(name, out, {a, b}, cfg, kernel);
 }
 
 std::string join(const char* name, const char* ov) {
