@@ -20,6 +20,7 @@
 #include "ember/dispatch.h"
 #include "ember/error.h"
 #include "ember/forward_ad.h"
+#include "ember/linalg/factor.h"
 #include "ember/linalg/spectral.h"
 #include "ember/ops.h"
 #include "ember/ops/pointwise.h"
@@ -50,7 +51,7 @@ Tensor gaps(const Tensor& x) {
 }
 
 // X R^{-1} for square invertible R.
-Tensor solve_right(const Tensor& X, const Tensor& R) { return _linalg_spectral_solve(R.mT(), X.mT()).mT(); }
+Tensor solve_right(const Tensor& X, const Tensor& R) { return linalg::solve(R, X, /*left=*/false); }
 
 Tensor tangent_as(const JvpContext& c, const Tensor& like) {
   Tensor t = c.tangent_or_zeros(0);
@@ -74,7 +75,7 @@ Ts eig_jvp(const JvpContext& c) {
   const Tensor& L = c.result(0);
   const Tensor& V = c.result(1);
   Tensor dA = tangent_as(c, V);
-  Tensor dP = _linalg_spectral_solve(V, matmul(dA, V));
+  Tensor dP = linalg::solve(V, matmul(dA, V));
   Tensor dL = dP.diagonal(0, -2, -1);
   Tensor C = off_diag(div(dP, gaps(L)));
   // the columns keep unit norm: Re (V^H dV)_ii = 0

@@ -242,3 +242,22 @@ def test_autograd_functional_vectorize(create_graph):
             _close(a, b)
     with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not supported together"):
         ember.autograd.functional.jacobian(f, x, vectorize=True, strict=True)
+
+
+def test_transform_results_are_freed_without_the_garbage_collector():
+    # Rebuilding result trees through a recursive closure made a reference cycle that kept
+    # every result alive until the collector ran (354 MB a call for per-sample gradients).
+    import gc
+    import weakref
+    from ember.func import jvp
+    x = ember.randn(4, 3)
+    calls = {"vmap": lambda: vmap(ember.sin)(x), "grad": lambda: grad(lambda a: a.sin().sum())(x),
+             "jvp": lambda: jvp(ember.sin, (x,), (ember.ones_like(x),))[1],
+             "vmap_tuple": lambda: vmap(lambda a: (a.sin(), a.cos()))(x)[0]}
+    gc.disable()
+    try:
+        for name, call in calls.items():
+            ref = weakref.ref(call())
+            assert ref() is None, name
+    finally:
+        gc.enable()

@@ -53,16 +53,18 @@ def _flatten(tree):
 
 
 def _unflatten(leaves, spec):
-    it = iter(leaves)
+    return _build(iter(leaves), spec)
 
-    def build(sp):
-        if sp.kind is None:
-            return next(it)
-        items = [build(c) for c in sp.children]
-        if sp.kind is dict:
-            return dict(zip(sp.keys, items))
-        return sp.kind(items)
-    return build(spec)
+
+# Module-level rather than a recursive closure over the leaves: such a closure is a reference
+# cycle that keeps every leaf alive until the garbage collector runs (as in _batched.py).
+def _build(it, sp):
+    if sp.kind is None:
+        return next(it)
+    items = [_build(it, c) for c in sp.children]
+    if sp.kind is dict:
+        return dict(zip(sp.keys, items))
+    return sp.kind(items)
 
 
 def _is_tensor(x):
