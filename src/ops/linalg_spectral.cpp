@@ -96,11 +96,28 @@ lapack_int heevd(char jobz, char uplo, lapack_int n, c128* a, lapack_int lda, do
                    T* vt, lapack_int ldvt) {                                                              \
     return f(LAPACK_COL_MAJOR, jobz, m, n, lc(a), lda, s, lc(u), ldu, lc(vt), ldvt);                                  \
   }
-EMBER_GESDD(float, float, LAPACKE_sgesdd)
-EMBER_GESDD(double, double, LAPACKE_dgesdd)
 EMBER_GESDD(c64, float, LAPACKE_cgesdd)
 EMBER_GESDD(c128, double, LAPACKE_zgesdd)
 #undef EMBER_GESDD
+// The real ones through the _work forms with workspaces from Ember's caching allocator: the
+// high-level forms malloc a fresh workspace per matrix (16 MB at 1024 x 1024, page faults and
+// all) and scan the input for NaN, which gesdd reports itself (info -4).
+static_assert(sizeof(lapack_int) == 4, "iwork below is int32");
+#define EMBER_GESDD_WORK(T, f)                                                                              \
+  lapack_int gesdd(char jobz, lapack_int m, lapack_int n, T* a, lapack_int lda, T* s, T* u, lapack_int ldu,   \
+                   T* vt, lapack_int ldvt) {                                                                \
+    Tensor iw = empty({8 * std::max<int64_t>(1, std::min(m, n))}, TensorOptions(kInt32));                   \
+    auto* iwork = static_cast<lapack_int*>(iw.data_ptr());                                                  \
+    T q{};                                                                                                  \
+    lapack_int info = f(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, &q, -1, iwork);          \
+    if (info != 0) return info;                                                                             \
+    Tensor w = empty({std::max<int64_t>(1, static_cast<int64_t>(q))}, TensorOptions(scalar_type_of<T>));    \
+    return f(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, static_cast<T*>(w.data_ptr()),      \
+             static_cast<lapack_int>(w.numel()), iwork);                                                    \
+  }
+EMBER_GESDD_WORK(float, LAPACKE_sgesdd_work)
+EMBER_GESDD_WORK(double, LAPACKE_dgesdd_work)
+#undef EMBER_GESDD_WORK
 
 // geqrf and orgqr/ungqr through the _work forms (no NaN scan: NaN input gives NaN output),
 // with a workspace query first.
