@@ -92,6 +92,39 @@ def _libember():
     return None
 
 
+# Compiles generated source `src` (defining `fn`) with a main that loads x and the attributes,
+# calls fn and saves its two results; returns them as a dict {"y0", "y1"}.
+def _compile_and_run(tmp_path, lib, src, fn, x, attrs):
+    main = r'''
+#include <ember/fx/trace.h>
+#include <ember/serialize.h>
+#include <ember/value.h>
+std::vector<ember::Tensor> FN(const std::vector<ember::Tensor>&, const ember::fx::Attributes&);
+int main(int argc, char** argv) {
+  (void)argc;
+  ember::Value in = ember::load(argv[1]);
+  ember::fx::Attributes attrs;
+  for (const auto& [k, v] : in.entries())
+    if (k.to_string().rfind("a_", 0) == 0) attrs.emplace(k.to_string().substr(2), v.to_tensor());
+  auto out = FN({in.at("x").to_tensor()}, attrs);
+  ember::save(ember::Value::dict({{"y0", out[0]}, {"y1", out[1]}}), argv[2]);
+  return 0;
+}
+'''.replace("FN", fn)
+    (tmp_path / f"{fn}.cpp").write_text(src)
+    (tmp_path / "main.cpp").write_text(main)
+    ember.save({"x": x, **{f"a_{k}": v for k, v in attrs.items()}}, str(tmp_path / "in.safetensors"))
+    exe = tmp_path / fn
+    cmd = [_cxx(), "-std=c++20", "-O0", f"-I{REPO}/include", str(tmp_path / f"{fn}.cpp"), str(tmp_path / "main.cpp"),
+           f"-L{lib}", "-lember", f"-Wl,-rpath,{lib}", "-fopenmp", "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = subprocess.run([str(exe), str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return ember.load(str(tmp_path / "out.safetensors"))
+
+
 def test_trace_dispatch_records_ops_and_reruns():
     w = ember.randn(4, 3)
 
@@ -127,35 +160,7 @@ def test_generated_cpp_compiles_and_matches(tmp_path):
     x = ember.randn(5, 4)
     g, attrs = _C._fx.trace_dispatch(f, [x], ["x"])
     src = fx.graph_to_cpp(g, "traced_fn")
-    main = r'''
-#include <ember/ops.h>
-#include <ember/fx/trace.h>
-#include <ember/serialize.h>
-#include <ember/value.h>
-std::vector<ember::Tensor> traced_fn(const std::vector<ember::Tensor>&, const ember::fx::Attributes&);
-int main(int argc, char** argv) {
-  (void)argc;
-  ember::Value in = ember::load(argv[1]);
-  ember::fx::Attributes attrs;
-  for (const auto& [k, v] : in.entries())
-    if (k.to_string().rfind("a_", 0) == 0) attrs.emplace(k.to_string().substr(2), v.to_tensor());
-  auto out = traced_fn({in.at("x").to_tensor()}, attrs);
-  ember::save(ember::Value::dict({{"y0", out[0]}, {"y1", out[1]}}), argv[2]);
-  return 0;
-}
-'''
-    (tmp_path / "traced.cpp").write_text(src)
-    (tmp_path / "main.cpp").write_text(main)
-    ember.save({"x": x, **{f"a_{k}": v for k, v in attrs.items()}}, str(tmp_path / "in.safetensors"))
-    exe = tmp_path / "traced"
-    cmd = [_cxx(), "-std=c++20", "-O0", f"-I{REPO}/include", str(tmp_path / "traced.cpp"), str(tmp_path / "main.cpp"),
-           f"-L{lib}", "-lember", f"-Wl,-rpath,{lib}", "-fopenmp", "-o", str(exe)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    r = subprocess.run([str(exe), str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors")],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    out = ember.load(str(tmp_path / "out.safetensors"))
+    out = _compile_and_run(tmp_path, lib, src, "traced_fn", x, attrs)
     y0, y1 = f(x)
     assert bool(ember.equal(out["y0"], y0)) and bool(ember.equal(out["y1"], y1))
 
@@ -208,34 +213,7 @@ def test_lowered_graph_module_compiles_and_matches(tmp_path):
     x = ember.randn(3, 2, 5, 5)
     src, attrs = fx.lower_to_cpp(gm, [x], "net")
     assert "std::vector<ember::Tensor> net(" in src and "v_x = inputs.at(0)" in src
-    main = r'''
-#include <ember/fx/trace.h>
-#include <ember/serialize.h>
-#include <ember/value.h>
-std::vector<ember::Tensor> net(const std::vector<ember::Tensor>&, const ember::fx::Attributes&);
-int main(int argc, char** argv) {
-  (void)argc;
-  ember::Value in = ember::load(argv[1]);
-  ember::fx::Attributes attrs;
-  for (const auto& [k, v] : in.entries())
-    if (k.to_string().rfind("a_", 0) == 0) attrs.emplace(k.to_string().substr(2), v.to_tensor());
-  auto out = net({in.at("x").to_tensor()}, attrs);
-  ember::save(ember::Value::dict({{"y0", out[0]}, {"y1", out[1]}}), argv[2]);
-  return 0;
-}
-'''
-    (tmp_path / "net.cpp").write_text(src)
-    (tmp_path / "main.cpp").write_text(main)
-    ember.save({"x": x, **{f"a_{k}": v for k, v in attrs.items()}}, str(tmp_path / "in.safetensors"))
-    exe = tmp_path / "net"
-    cmd = [_cxx(), "-std=c++20", "-O0", f"-I{REPO}/include", str(tmp_path / "net.cpp"), str(tmp_path / "main.cpp"),
-           f"-L{lib}", "-lember", f"-Wl,-rpath,{lib}", "-fopenmp", "-o", str(exe)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    r = subprocess.run([str(exe), str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors")],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    out = ember.load(str(tmp_path / "out.safetensors"))
+    out = _compile_and_run(tmp_path, lib, src, "net", x, attrs)
     with ember.no_grad():
         y0, y1 = model(x)
     assert ember.allclose(out["y0"], y0, rtol=1e-6, atol=1e-6) and ember.allclose(out["y1"], y1, rtol=1e-6, atol=1e-6)
