@@ -246,7 +246,8 @@ def test_autograd_functional_vectorize(create_graph):
 
 def test_transform_results_are_freed_without_the_garbage_collector():
     # Rebuilding result trees through a recursive closure made a reference cycle that kept
-    # every result alive until the collector ran (354 MB a call for per-sample gradients).
+    # every result alive until the collector ran: 342 MB a call for the per-sample gradients
+    # of benchmarks/workloads_vmap.py.
     import gc
     import weakref
     from ember.func import jvp
