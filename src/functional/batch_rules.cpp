@@ -351,6 +351,42 @@ bool cross_entropy_rule(const OpEntry&, Stack& stack, int64_t, int64_t) {
   return true;
 }
 
+// embedding: batched indices into an unbatched table are one lookup over every sample's
+// indices. Per-sample tables (a batched weight) are stacked into one of B * V rows and each
+// sample's indices offset into its own block; not with a padding_idx (one row number cannot
+// name a row of every block), and not with an index outside [0, V), which would read the next
+// sample's table (the per-sample loop then raises embedding's own IndexError).
+bool embedding_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
+  const Tensor weight = stack[0].tensor(), indices = stack[1].tensor();
+  const int64_t padding_idx = stack[2].get<int64_t>();
+  const bool scale_grad_by_freq = stack[3].get<bool>(), sparse = stack[4].get<bool>();
+  if (weight.dim() != 2 || (indices.dtype() != kInt64 && indices.dtype() != kInt32)) return false;
+  Tensor idx;
+  if (batched_at(indices, level)) {
+    idx = physical_of(indices);
+  } else {
+    DimVector sz{B};
+    for (int64_t s : indices.sizes()) sz.push_back(s);
+    idx = indices.unsqueeze(0).expand(sz);
+  }
+  Tensor r;
+  if (!batched_at(weight, level)) {
+    r = ember::embedding(weight, idx, padding_idx, scale_grad_by_freq, sparse);
+  } else {
+    const Tensor& w = physical_of(weight);
+    const int64_t V = w.size(1);
+    if (padding_idx >= 0 || idx.numel() == 0) return false;
+    if (ember::amin(idx).item().to_int() < 0 || ember::amax(idx).item().to_int() >= V) return false;
+    DimVector block(static_cast<size_t>(idx.dim()), 1);
+    block[0] = B;
+    const Tensor first = ember::arange(0, B * V, V, TensorOptions(idx.dtype())).view(block);
+    r = ember::embedding(w.reshape({B * V, w.size(2)}), ember::add(idx, first), -1, scale_grad_by_freq, sparse);
+  }
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
 void set_rule(const char* name, BatchRule rule) {
   if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
@@ -401,6 +437,7 @@ void register_batch_rules() {
   set_rule("convolution", &convolution_rule);
   set_rule("nll_loss", &nll_loss_rule);
   set_rule("cross_entropy_loss", &cross_entropy_rule);
+  set_rule("embedding", &embedding_rule);
   // Ops that treat leading dims as batch dims (the batch dim is one more of them).
   set_rule("clone", &copy_rule);
   set_rule("contiguous", &copy_rule);

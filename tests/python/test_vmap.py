@@ -323,3 +323,47 @@ def test_batched_tensor_escaping_vmap_raises():
     ember.func.vmap(lambda a: kept.append(a) or a)(ember.ones(2, 3))
     with pytest.raises(RuntimeError, match="outside of the vmap that made it"):
         kept[0] + 1
+
+
+def test_embedding_rule_matches_loop_without_the_fallback():
+    F = ember.nn.functional
+    w = ember.randn(7, 3, dtype=ember.float64)
+    ws = ember.randn(4, 7, 3, dtype=ember.float64)
+    idx = ember.tensor([[0, 6, 2], [1, 1, 5], [3, 0, 0], [6, 4, 2]])
+    cases = [(lambda i: F.embedding(i, w), (idx,), 0),
+             (lambda i: F.embedding(i, w, padding_idx=2), (idx,), 0),
+             (lambda t, i: F.embedding(i, t), (ws, idx), (0, 0)),
+             (lambda t: F.embedding(idx[1], t), (ws,), 0),
+             (lambda t, i: F.embedding(i, t), (ws, idx.t()), (0, 1))]
+    for fn, args, dims in cases:
+        got = vmap(fn, in_dims=dims)(*args)
+        d = dims if isinstance(dims, tuple) else (dims,) * len(args)
+        want = ember.stack([fn(*[a.select(k, b) for a, k in zip(args, d)]) for b in range(4)])
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # per-sample gradients of per-sample tables, against a loop of torch.autograd.grad
+    import torch
+    g = vmap(ember.func.grad(lambda t, i: (F.embedding(i, t) ** 2).sum()))(ws, idx)
+    tw = torch.from_numpy(ws.numpy()).requires_grad_()
+    want = torch.stack([torch.autograd.grad((torch.nn.functional.embedding(torch.from_numpy(idx.numpy()[b]), tw[b]) ** 2)
+                                            .sum(), tw)[0][b] for b in range(4)])
+    np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-12)
+    # an index outside a table reaches the loop, which raises embedding's own error
+    bad = ember.tensor([[0, 7, 2], [1, 1, 5], [3, 0, 0], [6, 4, 2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(IndexError):
+            vmap(lambda t, i: F.embedding(i, t))(ws, bad)
+    # a rule serves both kinds of table: no per-sample loop warning (in a fresh process, since
+    # the warning is given once per op and process)
+    code = ("import warnings, ember\n"
+            "F = ember.nn.functional\n"
+            "w, ws = ember.randn(7, 3), ember.randn(4, 7, 3)\n"
+            "idx = ember.tensor([[0, 6, 2], [1, 1, 5], [3, 0, 0], [6, 4, 2]])\n"
+            "with warnings.catch_warnings(record=True) as rec:\n"
+            "    warnings.simplefilter('always')\n"
+            "    ember.vmap(lambda i: F.embedding(i, w))(idx)\n"
+            "    ember.vmap(lambda t, i: F.embedding(i, t))(ws, idx)\n"
+            "print([str(w.message) for w in rec])\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert "batching rule" not in r.stdout, r.stdout
