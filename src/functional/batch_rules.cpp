@@ -47,6 +47,14 @@ Tensor first_tensor(Stack& stack) {
   return Tensor();
 }
 
+// t's physical tensor at `level` (batch dim 0), or t expanded over a new batch dim of size B.
+Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B) {
+  if (batched_at(t, level)) return physical_of(t);
+  DimVector sz{B};
+  for (int64_t s : t.sizes()) sz.push_back(s);
+  return t.unsqueeze(0).expand(sz);
+}
+
 std::vector<int64_t> all_dims_after_batch(int64_t rank) {
   std::vector<int64_t> d;
   for (int64_t i = 1; i <= rank; ++i) d.push_back(i);
@@ -139,14 +147,7 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
     return false;
   }
   each_tensor(stack, [&](Tensor& t) {
-    if (!t.defined()) return;
-    if (batched_at(t, level)) {
-      t = physical_of(t);
-    } else {
-      DimVector sz{B};
-      for (int64_t s : t.sizes()) sz.push_back(s);
-      t = t.unsqueeze(0).expand(sz);
-    }
+    if (t.defined()) t = physical_or_expanded(t, level, B);
   });
   redispatch(op, stack);
   finish(op, stack, orig, writes, level);
@@ -309,13 +310,7 @@ bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   if ((weight && batched_at(*weight, level)) || self.dim() < 1 || self.dim() > 2 || target.dim() != self.dim() - 1)
     return false;
   const int64_t reduction = stack[3].get<int64_t>(), ignore = stack[4].get<int64_t>();
-  auto physical = [&](const Tensor& t) {
-    if (batched_at(t, level)) return Tensor(physical_of(t));
-    DimVector sz{B};
-    for (int64_t s : t.sizes()) sz.push_back(s);
-    return t.unsqueeze(0).expand(sz);
-  };
-  const Tensor p = physical(self), t = physical(target);
+  const Tensor p = physical_or_expanded(self, level, B), t = physical_or_expanded(target, level, B);
   const int64_t n = self.dim() == 2 ? self.size(0) : 1, c = self.size(-1);
   Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight, Reduction::None, ignore);
   loss = loss.view({B, n});
@@ -361,14 +356,7 @@ bool embedding_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const int64_t padding_idx = stack[2].get<int64_t>();
   const bool scale_grad_by_freq = stack[3].get<bool>(), sparse = stack[4].get<bool>();
   if (weight.dim() != 2 || (indices.dtype() != kInt64 && indices.dtype() != kInt32)) return false;
-  Tensor idx;
-  if (batched_at(indices, level)) {
-    idx = physical_of(indices);
-  } else {
-    DimVector sz{B};
-    for (int64_t s : indices.sizes()) sz.push_back(s);
-    idx = indices.unsqueeze(0).expand(sz);
-  }
+  const Tensor idx = physical_or_expanded(indices, level, B);
   Tensor r;
   if (!batched_at(weight, level)) {
     r = ember::embedding(weight, idx, padding_idx, scale_grad_by_freq, sparse);
