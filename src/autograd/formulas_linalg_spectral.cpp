@@ -14,6 +14,7 @@
 // householder_product and lstsq differentiate a composite of the same value (the product of
 // reflectors; pinv(A) B) by a nested backward pass.
 #include "autograd/formula_util.h"
+#include "autograd/linalg_spectral_checks.h"
 #include "ember/dispatch.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
@@ -161,14 +162,10 @@ EMBER_REGISTER(autograd_formulas_linalg_spectral) {
 
   define("linalg_qr", {}, true, [](const BackwardContext& c, const Grads& g) {
     const std::string mode = c.string_arg(1).value_or("reduced");
-    EMBER_CHECK(mode != "r", RuntimeError,
-                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
     const Tensor& Q = c.result(0);
     const Tensor& R = c.result(1);
+    check_qr_differentiable(mode, Q, R);
     const int64_t m = Q.size(-2), n = R.size(-1);
-    EMBER_CHECK(!(mode == "complete" && m > n), RuntimeError,
-                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
     Tensor gQ = g[0], gR = triu(g[1]);
     if (m >= n) return Grads{qr_backward_square(gQ, gR, Q, R)};
     // A = [X | Y] with X = Q R1 square and Y = Q R2.

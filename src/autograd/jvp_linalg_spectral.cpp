@@ -17,6 +17,8 @@
 // The rules are written with ops, so a tangent differentiates again.
 #include <complex>
 
+#include "autograd/linalg_spectral_checks.h"
+
 #include "ember/dispatch.h"
 #include "ember/error.h"
 #include "ember/forward_ad.h"
@@ -138,14 +140,10 @@ std::pair<Tensor, Tensor> qr_square(const Tensor& dA, const Tensor& Q, const Ten
 
 Ts qr_jvp(const JvpContext& c) {
   const std::string mode = c.string_arg(1).value_or("reduced");
-  EMBER_CHECK(mode != "r", RuntimeError,
-              "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-              "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
   const Tensor& Q = c.result(0);
   const Tensor& R = c.result(1);
+  check_qr_differentiable(mode, Q, R);
   const int64_t m = Q.size(-2), n = R.size(-1);
-  EMBER_CHECK(!(mode == "complete" && m > n), RuntimeError,
-              "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
   Tensor dA = tangent_as(c, Q);
   if (m >= n) {
     auto [dQ, dR] = qr_square(dA, Q, R);

@@ -332,9 +332,7 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
         for (int64_t b = 0; b < B; ++b) {
           T m[N][N];
-          const T* src = a + off[static_cast<size_t>(b)];
-          for (int i = 0; i < N; ++i)
-            for (int j = 0; j < N; ++j) m[i][j] = src[i * rs + j * cs];
+          linalg_small::load<N>(m, a + off[static_cast<size_t>(b)], rs, cs);
           int perm[N], swaps = 0;
           const int inf = linalg_small::lu<N>(m, perm, &swaps);
           ip[b] = inf;
@@ -412,9 +410,7 @@ void lu_diagonals(const Tensor& A, Visit&& visit) {
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
       for (int64_t b = 0; b < B; ++b) {
         T m[N][N];
-        const T* src = a + off[static_cast<size_t>(b)];
-        for (int i = 0; i < N; ++i)
-          for (int j = 0; j < N; ++j) m[i][j] = src[i * rs + j * cs];
+        linalg_small::load<N>(m, a + off[static_cast<size_t>(b)], rs, cs);
         int perm[N], swaps = 0;
         linalg_small::lu<N>(m, perm, &swaps);
         visit(b, &m[0][0], int64_t{N}, int64_t{N + 1}, swaps);
@@ -525,9 +521,7 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
           for (int64_t b = 0; b < NB; ++b) {
             T m[N][N];
-            const T* src = a + aoff[static_cast<size_t>(b)];
-            for (int i = 0; i < N; ++i)
-              for (int j = 0; j < N; ++j) m[i][j] = src[i * ar + j * ac];
+            linalg_small::load<N>(m, a + aoff[static_cast<size_t>(b)], ar, ac);
             int perm[N], swaps = 0;
             T* xb = x + b * n * k;
             const int inf = linalg_small::lu<N>(m, perm, &swaps);

@@ -19,6 +19,13 @@ inline double cabs1(const std::complex<R>& x) { return std::abs(x.real()) + std:
 // In-place LU of the row-major N x N matrix a: P A = L U with L's unit diagonal implied.
 // perm[i] is the original row now at row i; returns the first zero pivot (1-based) or 0, and
 // flips *sign once per row swap. A zero pivot column is left unscaled, as getf2 does.
+// a = the N x N matrix at src with row stride rs and column stride cs (in elements).
+template <int N, typename T>
+inline void load(T (&a)[N][N], const T* src, int64_t rs, int64_t cs) {
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) a[i][j] = src[i * rs + j * cs];
+}
+
 template <int N, typename T>
 inline int lu(T (&a)[N][N], int (&perm)[N], int* swaps) {
   int info = 0;
