@@ -17,20 +17,9 @@ namespace ember::func::detail {
 
 namespace {
 
-template <typename F>
-void each_tensor(Stack& stack, F&& f) {
-  for (IValue& v : stack) {
-    if (v.is_tensor()) {
-      f(v.tensor());
-    } else if (v.is_tensor_list()) {
-      for (Tensor& t : v.tensor_list()) f(t);
-    }
-  }
-}
-
 bool any_batched(Stack& stack, int64_t level, bool skip_first) {
   bool found = false, first = true;
-  each_tensor(stack, [&](Tensor& t) {
+  for_each_tensor(stack, [&](Tensor& t) {
     if (!t.defined()) return;
     if (!(skip_first && first) && batched_at(t, level)) found = true;
     first = false;
@@ -123,7 +112,7 @@ bool dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
     stack = std::move(orig);
     return false;
   }
-  each_tensor(stack, [&](Tensor& t) {
+  for_each_tensor(stack, [&](Tensor& t) {
     if (batched_at(t, level)) t = physical_of(t);
   });
   redispatch(op, stack);
@@ -138,7 +127,7 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
   Tensor self = first_tensor(stack);
   if (!self.defined()) return false;
   bool same_rank = true;  // scalar indices, legacy empty tensors in cat: per sample
-  each_tensor(stack, [&](Tensor& t) { same_rank = same_rank && (!t.defined() || t.dim() == self.dim()); });
+  for_each_tensor(stack, [&](Tensor& t) { same_rank = same_rank && (!t.defined() || t.dim() == self.dim()); });
   if (!same_rank) return false;
   const bool writes = writes_args(op);
   Stack orig = stack;
@@ -146,7 +135,7 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
     stack = std::move(orig);
     return false;
   }
-  each_tensor(stack, [&](Tensor& t) {
+  for_each_tensor(stack, [&](Tensor& t) {
     if (t.defined()) t = physical_or_expanded(t, level, B);
   });
   redispatch(op, stack);

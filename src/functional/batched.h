@@ -38,6 +38,18 @@ Tensor batched_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, 
 // Calls op on the stack below the Vmap key of the batched tensors it no longer holds.
 void redispatch(const OpEntry& op, Stack& stack);
 
+// f(tensor&) for every tensor argument on the stack, tensor lists' elements included.
+template <typename F>
+void for_each_tensor(Stack& stack, F&& f) {
+  for (IValue& v : stack) {
+    if (v.is_tensor()) {
+      f(v.tensor());
+    } else if (v.is_tensor_list()) {
+      for (Tensor& t : v.tensor_list()) f(t);
+    }
+  }
+}
+
 // A batch rule: runs op on the stack, whose tensors of `level` are batched with batch size B;
 // returns false to leave the call to the loop fallback (stack untouched).
 using BatchRule = bool (*)(const OpEntry& op, Stack& stack, int64_t level, int64_t B);

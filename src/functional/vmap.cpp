@@ -65,17 +65,6 @@ std::function<void(const std::string&)>& warning_handler() {
   return *h;
 }
 
-template <typename F>
-void for_each_tensor(Stack& stack, F&& f) {
-  for (IValue& v : stack) {
-    if (v.is_tensor()) {
-      f(v.tensor());
-    } else if (v.is_tensor_list()) {
-      for (Tensor& t : v.tensor_list()) f(t);
-    }
-  }
-}
-
 int64_t top_level_of(Stack& stack) {
   int64_t level = 0;
   for_each_tensor(stack, [&](Tensor& t) {
@@ -319,6 +308,17 @@ void check_written_batched(const OpEntry& op, const Stack& stack, int64_t level)
       fail_inplace(op);
 }
 
+// Runs op on the stack's physical tensors; an op that writes its arguments returns them as it
+// was given them (`orig`, logical), any other gets its results wrapped at `level`.
+static void redispatch_wrapped(const OpEntry& op, Stack& stack, Stack&& orig, bool writes, int64_t level) {
+  redispatch(op, stack);
+  if (writes) {
+    stack = std::move(orig);
+  } else {
+    wrap_results(stack, level);
+  }
+}
+
 bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   check_written_batched(op, stack, level);
   int64_t rank = 0;
@@ -347,12 +347,7 @@ bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
     for (int64_t k = r; k < rank; ++k) p = p.unsqueeze(1);
     t = p;
   });
-  redispatch(op, stack);
-  if (writes) {
-    stack = std::move(orig);
-  } else {
-    wrap_results(stack, level);
-  }
+  redispatch_wrapped(op, stack, std::move(orig), writes, level);
   return true;
 }
 
@@ -374,12 +369,7 @@ bool passthrough_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   for_each_tensor(stack, [&](Tensor& t) {
     if (batched_at(t, level)) t = physical_of(t);
   });
-  redispatch(op, stack);
-  if (writes) {
-    stack = std::move(orig);
-  } else {
-    wrap_results(stack, level);
-  }
+  redispatch_wrapped(op, stack, std::move(orig), writes, level);
   return true;
 }
 
