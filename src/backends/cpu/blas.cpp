@@ -336,13 +336,18 @@ dnnl_engine_t dnnl_cpu_engine() {
 }
 
 // Primitives are built once per shape and thread count (a JIT compile each) and kept: a
-// model has few distinct linear shapes.
+// model has few distinct linear shapes. Past kMaxBiasPlans shapes (varying batch or sequence
+// lengths) new shapes take the prefill path rather than growing the cache without bound.
+constexpr size_t kMaxBiasPlans = 128;
+
 const BiasPlan* bias_plan(const BiasKey& key) {
   static std::mutex mu;
   static std::vector<BiasPlan*> plans;
+  static const BiasPlan refused{};
   std::lock_guard<std::mutex> lock(mu);
   for (const BiasPlan* p : plans)
     if (p->key == key) return p;
+  if (plans.size() >= kMaxBiasPlans) return &refused;
   auto* p = new BiasPlan();  // kept for the process's lifetime, as the primitives are
   p->key = key;
   plans.push_back(p);
