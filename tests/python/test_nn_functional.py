@@ -129,3 +129,21 @@ def test_backward_op_with_undefined_results_records_under_grad_mode():
     y, mean, rstd = ember.native_layer_norm(x, [4], None, None, 1e-5)
     dx, dw, db = ember.native_layer_norm_backward(ember.ones_like(y), x, [4], mean, rstd, None, None)
     assert dx.shape == (3, 4) and dw is None and db is None
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_linear_bias_in_the_gemm_epilogue_matches_float64(threads):
+    # float32 addmm with a bias row runs oneDNN's matmul with the bias in its epilogue (at one
+    # thread from this size on; blas.cpp gemm_bias); the result must match the float64 product.
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        for m, k, n in ((60, 80, 70), (256, 256, 768), (1, 64, 33)):
+            x, w, b = ember.randn(m, k), ember.randn(n, k), ember.randn(n)
+            got = ember.nn.functional.linear(x, w, b)
+            want = ember.nn.functional.linear(x.double(), w.double(), b.double())
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+            got = ember.addmm(b, x, w.t())
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+    finally:
+        ember.set_num_threads(old)
