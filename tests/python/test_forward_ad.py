@@ -163,10 +163,14 @@ def test_op_table_jvp(row, dtype):
         for k, (p, flag) in enumerate(zip(primals, flags)):
             if not flag or p.dtype not in (ember.float64, ember.complex128):
                 continue
-            fd = (to_numpy(shifted[0][k]) - to_numpy(shifted[1][k])) / (2 * eps)
+            plus, minus, at = to_numpy(shifted[0][k]), to_numpy(shifted[1][k]), to_numpy(p)
+            fd = (plus - minus) / (2 * eps)
+            # Where the one-sided differences disagree, the step crosses a kink (two near-equal
+            # values of a max trade places within eps): no derivative to compare with there.
+            kink = ~np.isclose((plus - at) / eps, (at - minus) / eps, rtol=1e-3, atol=1e-5)
             # Central differences straddle a jump (rounding, the order of near-equal values in a
             # sort) at isolated elements of the large samples: at most 0.1% may disagree.
-            bad = ~np.isclose(jv[k], fd, rtol=1e-3, atol=1e-5)
+            bad = ~np.isclose(jv[k], fd, rtol=1e-3, atol=1e-5) & ~kink
             if bad.sum() > max(0, bad.size // 1000):
                 np.testing.assert_allclose(jv[k], fd, rtol=1e-3, atol=1e-5, err_msg=f"{ctx}: tangent of result {k}")
         # ---- reverse mode: <w, J v> = <J^T w, v>
