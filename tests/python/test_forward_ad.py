@@ -424,6 +424,28 @@ def test_func_jvp_pytrees_are_vmaps():
                        ([ember.from_numpy(v), ember.from_numpy(w)],))
 
 
+def test_make_dual_of_a_strided_primal_with_batched_tangents():
+    # vmap over a dual level whose primal is a transposed (non-contiguous) tensor: the tangent
+    # takes the primal's strides in a buffer batched like it. (functorch 1.13 has no batching
+    # rule for _make_dual: the reference is a loop of torch's forward AD over the samples.)
+    rng = np.random.default_rng(8)
+    x, T = rng.standard_normal((4, 3)), rng.standard_normal((5, 3, 4))
+
+    def f(lib, fw, prim, t):
+        with fw.dual_level():
+            d = fw.make_dual(prim, t)
+            return fw.unpack_dual((d.sin() * d).sum(0)).tangent
+
+    prim = ember.from_numpy(x).t()
+    got = ember.func.vmap(lambda t: f(ember, fwAD, prim, t))(ember.from_numpy(T))
+    nested = ember.func.vmap(ember.func.vmap(lambda t: f(ember, fwAD, prim, t)), in_dims=1)(
+        ember.from_numpy(np.stack([T, 2 * T], 1)))
+    tprim = torch.from_numpy(x).t()
+    want = np.stack([f(torch, tfw, tprim, torch.from_numpy(T[i])).numpy() for i in range(5)])
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(nested.numpy(), np.stack([want, 2 * want]), rtol=1e-12)
+
+
 def test_jacfwd():
     import functorch
     rng = np.random.default_rng(4)
