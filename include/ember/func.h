@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ember/tensor.h"
@@ -46,6 +47,13 @@ Tensor like_batched(const Tensor& t, const std::function<Tensor(const Tensor&)>&
 void check_not_batched(const Tensor& t, std::string_view what);
 // Where the fallback's one-time "no batching rule" performance warning goes (stderr by default).
 void set_vmap_warning_handler(std::function<void(const std::string&)> handler);
+// How the Vmap layer serves each defined op, by full name: "rule" (a batch rule, which may
+// still hand some argument combinations to the loop), "random" (the randomness policy),
+// "composite" (decomposes into ops that are batched one by one), "pointwise" (the generic
+// pointwise rule) or "loop" (the per-sample loop fallback). For inventories and tests.
+std::vector<std::pair<std::string, std::string>> vmap_op_coverage();
+// The ops the loop fallback has run in this process (full names), with how many times.
+std::vector<std::pair<std::string, int64_t>> vmap_fallback_counts();
 
 // ---- the pieces of grad and vjp inside vmap. Autograd runs on physical ("plain") tensors:
 // `levels` are vmap levels (ascending) whose batch dims become leading dims of the plain tensor.

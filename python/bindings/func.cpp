@@ -115,6 +115,29 @@ PyObject* func_py_requires_grad_batched(PyObject*, PyObject* t) {
   EMBER_PY_END(nullptr)
 }
 
+PyObject* func_py_vmap_op_coverage(PyObject*, PyObject*) {
+  EMBER_PY_BEGIN
+  Owned d(PyDict_New());
+  if (!d.p) throw python_error();
+  for (const auto& [name, kind] : func::vmap_op_coverage()) {
+    Owned v(PyUnicode_FromString(kind.c_str()));
+    if (!v.p || PyDict_SetItemString(d.p, name.c_str(), v.p) < 0) throw python_error();
+  }
+  return d.release();
+  EMBER_PY_END(nullptr)
+}
+PyObject* func_py_vmap_fallback_counts(PyObject*, PyObject*) {
+  EMBER_PY_BEGIN
+  Owned d(PyDict_New());
+  if (!d.p) throw python_error();
+  for (const auto& [name, n] : func::vmap_fallback_counts()) {
+    Owned v(PyLong_FromLongLong(n));
+    if (!v.p || PyDict_SetItemString(d.p, name.c_str(), v.p) < 0) throw python_error();
+  }
+  return d.release();
+  EMBER_PY_END(nullptr)
+}
+
 PyMethodDef func_functions[] = {
     {"_vmap_increment_nesting", func_py_increment_nesting, METH_VARARGS, "Enters a vmap level; returns it."},
     {"_vmap_decrement_nesting", func_py_decrement_nesting, METH_NOARGS, "Leaves the innermost vmap level."},
@@ -128,6 +151,10 @@ PyMethodDef func_functions[] = {
     {"_lower_levels", func_py_lower_levels, METH_VARARGS, "Makes the leading dims batch dims of the given levels."},
     {"_detach_batched", func_py_detach_batched, METH_O, "detach() keeping the batch levels."},
     {"_requires_grad_batched", func_py_requires_grad_batched, METH_O, "Whether the tensor under the levels requires grad."},
+    {"_vmap_op_coverage", func_py_vmap_op_coverage, METH_NOARGS,
+     "{op name: 'rule' | 'random' | 'composite' | 'pointwise' | 'loop'}: how vmap serves each op."},
+    {"_vmap_fallback_counts", func_py_vmap_fallback_counts, METH_NOARGS,
+     "{op name: runs}: the ops the per-sample loop fallback has run in this process."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "autograd/formula_util.h"
 #include "ember/dispatch.h"
+#include "ember/func.h"
 #include "ember/ops.h"
 
 // A named namespace: library sources are compiled in unity batches.
@@ -208,7 +209,10 @@ EMBER_REGISTER(autograd_formulas_shape) {
     for (const Tensor& t : c.tensor_list(1)) idx.push_back(t.defined() ? std::optional<Tensor>(t) : std::nullopt);
     Grads r(c.num_slots());
     if (c.needs_grad(0)) {
-      r[0] = zeros(c.input_sizes(0), g[0].dtype());
+      // Batched gradients (vmap over the backward pass: jacrev) go into zeros batched as they
+      // are: an in-place write of per-sample values into an unbatched tensor is an error.
+      r[0] = func::is_batched(g[0]) ? zeros_like(g[0]).sum().expand(c.input_sizes(0)).contiguous()
+                                    : zeros(c.input_sizes(0), g[0].dtype());
       index_put_(r[0], idx, g[0], true);
     }
     return r;

@@ -186,7 +186,11 @@ Tensor with_layout_of(const Tensor& primal, const Tensor& t) {
   if (overlapping || primal.numel() == 0) return src.contiguous();
   const int64_t lo = lowest_offset(primal.sizes(), primal.strides(), primal.storage_offset());
   const int64_t hi = highest_offset(primal.sizes(), primal.strides(), primal.storage_offset());
-  Tensor buf = zeros({hi - lo + 1}, TensorOptions().dtype(src.dtype()).device(src.device()));
+  // A batched tangent (vmap over a dual level) needs a buffer batched as it is: zeros_like is
+  // batched like its argument at every level; one element widened to the span.
+  Tensor buf = func::is_batched(src)
+                   ? zeros_like(src).reshape({-1}).narrow(0, 0, 1).expand({hi - lo + 1}).contiguous()
+                   : zeros({hi - lo + 1}, TensorOptions().dtype(src.dtype()).device(src.device()));
   Tensor out = raw_view(buf, primal.sizes(), primal.strides(), primal.storage_offset() - lo);
   out.copy_(src);
   return out;

@@ -36,14 +36,6 @@ Tensor first_tensor(Stack& stack) {
   return Tensor();
 }
 
-// t's physical tensor at `level` (batch dim 0), or t expanded over a new batch dim of size B.
-Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B) {
-  if (batched_at(t, level)) return physical_of(t);
-  DimVector sz{B};
-  for (int64_t s : t.sizes()) sz.push_back(s);
-  return t.unsqueeze(0).expand(sz);
-}
-
 std::vector<int64_t> all_dims_after_batch(int64_t rank) {
   std::vector<int64_t> d;
   for (int64_t i = 1; i <= rank; ++i) d.push_back(i);
@@ -101,10 +93,54 @@ bool writes_args(const OpEntry& op) {
   return false;
 }
 
+// Ops whose 0-dim samples behave as vectors of one element (dims 0 and -1 name that element):
+// reductions, scans, sorts, softmax, flip, movedim.
+bool takes_scalar_as_vector(const OpEntry& op) {
+  static const char* names[] = {"softmax.int", "log_softmax.int", "_softmax", "_log_softmax", "argsort",
+                                "argsort.stable", "sort", "sort.stable", "topk", "kthvalue", "mode", "cummax",
+                                "cummin", "cumsum", "cumprod", "logcumsumexp", "flip", "movedim.int",
+                                "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapdims", "logsumexp",
+                                "norm.ScalarOpt_dim", "std.correction", "var.correction", "var_mean.correction",
+                                "std_mean.correction"};
+  if (op.schema().name == "aminmax") return false;  // keepdim gives a 0-dim sample one dim, as in PyTorch
+  return op.has_tag(Tag::Reduction) ||
+         std::any_of(std::begin(names), std::end(names), [&](const char* n) { return op.name() == n; });
+}
+
+// A 0-dim sample runs as a view of one element (through the op's rule for 1-dim samples);
+// results that kept that dim lose it again. Dims other than 0 and -1 are left to the loop,
+// which raises the op's own error.
+bool scalar_sample_rule(const OpEntry& op, Stack& stack, int64_t level) {
+  if (!takes_scalar_as_vector(op) || !stack[0].is_tensor()) return false;
+  const auto& args = op.schema().arguments;
+  auto ok_dim = [](int64_t d) { return d == 0 || d == -1; };
+  for (size_t i = 0; i < args.size() && i < stack.size(); ++i) {
+    if (!is_dim_arg(args[i]) || stack[i].is_none()) continue;
+    if (stack[i].holds<int64_t>() && !ok_dim(stack[i].get<int64_t>())) return false;
+    if (stack[i].holds<std::vector<int64_t>>())
+      for (int64_t d : stack[i].get<std::vector<int64_t>>())
+        if (!ok_dim(d)) return false;
+  }
+  check_written_batched(op, stack, level);
+  const bool writes = writes_args(op);
+  Stack orig = stack;
+  stack[0] = IValue(stack[0].tensor().unsqueeze(0));
+  redispatch(op, stack);  // back at the layer, with a 1-dim sample
+  if (writes) {
+    stack = std::move(orig);
+    return true;
+  }
+  for (IValue& v : stack)
+    if (v.is_tensor() && v.tensor().defined() && v.tensor().dim() == 1 && v.tensor().size(0) == 1)
+      v = IValue(v.tensor().squeeze(0));
+  return true;
+}
+
 // Ops with dim arguments whose first tensor is the only batched one: the dims move by one.
 bool dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   Tensor self = first_tensor(stack);
   if (!batched_at(self, level) || any_batched(stack, level, true)) return false;
+  if (self.dim() == 0) return scalar_sample_rule(op, stack, level);
   check_written_batched(op, stack, level);
   const bool writes = writes_args(op);
   Stack orig = stack;  // shift_dims may fail halfway: the loop fallback then gets the original
@@ -147,7 +183,8 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
 template <const char* DimOp, bool ListDim>
 bool full_reduce_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   Tensor self = first_tensor(stack);
-  if (!batched_at(self, level) || self.dim() == 0 || stack.size() > 2) return false;
+  if (!batched_at(self, level) || stack.size() > 2) return false;
+  if (self.dim() == 0) return scalar_sample_rule(op, stack, level);
   const OpEntry* target = Dispatcher::get().find(DimOp);
   if (!target) return false;
   Tensor p = physical_of(self);
@@ -233,22 +270,56 @@ bool addmm_rule(const OpEntry&, Stack& stack, int64_t level, int64_t) {
   return true;
 }
 
+// addmv, baddbmm, addbmm: beta self + alpha (the product through its rule; addbmm sums the
+// per-sample batch of products). self broadcasts to the product, as the ops require.
+template <int Kind>  // 0 addmv (mv), 1 baddbmm (bmm), 2 addbmm (bmm summed)
+bool add_product_rule(const OpEntry&, Stack& stack, int64_t level, int64_t) {
+  const Tensor self = stack[0].tensor(), m1 = stack[1].tensor(), m2 = stack[2].tensor();
+  const int64_t r1 = Kind == 0 ? 2 : 3, r2 = Kind == 0 ? 1 : 3;
+  if (m1.dim() != r1 || m2.dim() != r2 || m1.dtype() != m2.dtype() || self.dtype() != m1.dtype()) return false;
+  const Scalar beta = stack[3].get<Scalar>(), alpha = stack[4].get<Scalar>();
+  Tensor prod = make_batched(batched_matmul(m1, m2, level), level);
+  if (!batched_at(m1, level) && !batched_at(m2, level)) prod = ember::matmul(m1, m2);
+  if (Kind == 2) prod = ember::sum(prod, {0});
+  if (self.dim() > prod.dim()) return false;
+  for (int64_t d = 1; d <= self.dim(); ++d)
+    if (self.size(-d) != 1 && self.size(-d) != prod.size(-d)) return false;  // the op's error, per sample
+  if (alpha.to<double>() != 1.0) prod = ember::mul(prod, alpha);
+  Tensor r = beta.to<double>() == 0.0 ? prod : ember::add(prod, self, beta);
+  stack.clear();
+  stack.emplace_back(r);
+  return true;
+}
+
+// vdot(a, b) = dot(conj(a), b).
+bool vdot_rule(const OpEntry&, Stack& stack, int64_t, int64_t) {
+  const Tensor a = stack[0].tensor(), b = stack[1].tensor();
+  if (a.dim() != 1 || b.dim() != 1 || a.dtype() != b.dtype() || a.size(0) != b.size(0)) return false;
+  Tensor r = ember::dot(a.is_complex() ? ember::conj(a) : a, b);
+  stack.clear();
+  stack.emplace_back(r);
+  return true;
+}
+
 // ---------------------------------------------------------------- indexing, convolution
 
 // x[indices] with an unbatched index list: the batch dim stays in front when the indexed dims
 // are adjacent (else advanced indexing would move them before it).
-bool index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
-  if (stack.size() != 2 || !stack[0].is_tensor() || !batched_at(stack[0].tensor(), level)) return false;
+// Otherwise (batched indices, an unbatched self, separated indices) the batch becomes one
+// more index (batched_index_rule).
+bool index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  if (stack.size() != 2 || !stack[0].is_tensor()) return false;
+  if (!batched_at(stack[0].tensor(), level)) return batched_index_rule(op, stack, level, B);
   std::vector<Tensor>& idx = stack[1].tensor_list();
   int first = -1, last = -1;
   for (size_t i = 0; i < idx.size(); ++i) {
     if (!idx[i].defined()) continue;
-    if (batched_at(idx[i], level)) return false;
+    if (batched_at(idx[i], level)) return batched_index_rule(op, stack, level, B);
     if (first < 0) first = static_cast<int>(i);
     last = static_cast<int>(i);
   }
   for (int i = first; i >= 0 && i <= last; ++i)
-    if (!idx[static_cast<size_t>(i)].defined()) return false;
+    if (!idx[static_cast<size_t>(i)].defined()) return batched_index_rule(op, stack, level, B);
   std::vector<Tensor> pidx{Tensor()};
   pidx.insert(pidx.end(), idx.begin(), idx.end());
   stack[0] = IValue(physical_of(stack[0].tensor()));
@@ -258,10 +329,52 @@ bool index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   return true;
 }
 
+// index_select: a batched self with an unbatched index moves dim; a batched index indexes.
+bool index_select_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  return dim_shift_rule(op, stack, level, B) || batched_index_select_rule(op, stack, level, B);
+}
+
+// convolution with per-sample weights: B groups of channels. The input [B, N, C, *] becomes
+// [N, B*C, *], the weight [B, O, C/g, *] (transposed: [B, C, O/g, *]) one of B*O (B*C) rows
+// and the bias one of B*O; with groups B*g each sample's channels meet only its own weight.
+bool convolution_weight_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  const Tensor in = stack[0].tensor(), w = stack[1].tensor();
+  const std::optional<Tensor> bias = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
+  const bool transposed = stack[6].get<bool>();
+  const int64_t groups = stack[8].get<int64_t>();
+  const bool has_n = in.dim() == w.dim();
+  if ((!has_n && in.dim() != w.dim() - 1) || w.dim() < 3 || groups < 1) return false;
+  if (in.size(has_n ? 1 : 0) != (transposed ? w.size(0) : w.size(1) * groups)) return false;  // the op's error
+  if (bias && (bias->dim() != 1 || bias->size(0) != (transposed ? w.size(1) * groups : w.size(0)))) return false;
+  Tensor x = physical_or_expanded(in, level, B);  // [B, (N,) C, *]
+  if (!has_n) x = x.unsqueeze(1);
+  x = ember::movedim(x, 0, 1);
+  DimVector xs{x.size(0), B * x.size(2)};
+  for (int64_t d = 3; d < x.dim(); ++d) xs.push_back(x.size(d));
+  x = x.reshape(xs);
+  const Tensor wp = physical_or_expanded(w, level, B);
+  DimVector ws{B * wp.size(1)};
+  for (int64_t d = 2; d < wp.dim(); ++d) ws.push_back(wp.size(d));
+  Stack s = stack;
+  s[0] = IValue(x);
+  s[1] = IValue(wp.reshape(ws));
+  if (bias) s[2] = IValue(physical_or_expanded(*bias, level, B).reshape({-1}));
+  s[8] = IValue(B * groups);
+  redispatch(op, s);
+  Tensor r = s[0].tensor();  // [N, B*O, *]
+  DimVector rs{r.size(0), B, r.size(1) / B};
+  for (int64_t d = 2; d < r.dim(); ++d) rs.push_back(r.size(d));
+  r = ember::movedim(r.reshape(rs), 1, 0);
+  if (!has_n) r = r.squeeze(1);
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
 // convolution with a batched input and an unbatched weight: the batch folds into N.
 bool convolution_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
-  if (!stack[0].is_tensor() || !batched_at(stack[0].tensor(), level)) return false;
-  if (any_batched(stack, level, true)) return false;
+  if (!stack[0].is_tensor() || !batched_at(stack[0].tensor(), level)) return convolution_weight_rule(op, stack, level, B);
+  if (any_batched(stack, level, true)) return convolution_weight_rule(op, stack, level, B);
   const Tensor in = stack[0].tensor();
   const Tensor& w = stack[1].tensor();
   Tensor p = physical_of(in);
@@ -277,6 +390,111 @@ bool convolution_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B)
   }
   stack.clear();
   stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
+// masked_fill(self, mask, value): self expanded over the batch, the mask (and a Tensor value,
+// 0-dim per sample) padded behind the batch dim to broadcast against each sample.
+bool masked_fill_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  check_written_batched(op, stack, level);
+  const Tensor self = stack[0].tensor(), mask = stack[1].tensor();
+  if (mask.dim() > self.dim() || mask.dtype() != kBool) return false;  // the op's errors, per sample
+  const bool writes = writes_args(op);
+  Stack orig = writes ? stack : Stack();
+  auto pad = [&](const Tensor& t) {
+    if (!batched_at(t, level)) return t;
+    Tensor p = physical_of(t);
+    for (int64_t k = t.dim(); k < self.dim(); ++k) p = p.unsqueeze(1);
+    return p;
+  };
+  stack[0] = IValue(writes ? physical_of(self) : physical_or_expanded(self, level, B));
+  stack[1] = IValue(pad(mask));
+  if (stack[2].is_tensor()) {
+    if (stack[2].tensor().dim() != 0) return false;
+    stack[2] = IValue(pad(stack[2].tensor()));
+  }
+  redispatch(op, stack);
+  finish(op, stack, orig, writes, level);
+  return true;
+}
+
+// roll(self, shifts, dims): dims move by one; without dims a sample rolls flattened.
+bool roll_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor();
+  if (!batched_at(self, level) || self.dim() == 0) return false;
+  if (!stack[2].get<std::vector<int64_t>>().empty()) return dim_shift_rule(op, stack, level, B);
+  const std::vector<int64_t> shifts = stack[1].get<std::vector<int64_t>>();
+  if (shifts.size() != 1) return false;
+  Tensor r = ember::roll(self.reshape({-1}), shifts, {0}).view(self.sizes());
+  stack.clear();
+  stack.emplace_back(r);
+  return true;
+}
+
+// repeat(self, repeats): the sample is first given the repeats' rank behind the batch dim.
+bool repeat_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
+  const Tensor self = stack[0].tensor();
+  std::vector<int64_t> reps = stack[1].get<std::vector<int64_t>>();
+  if (!batched_at(self, level) || static_cast<int64_t>(reps.size()) < self.dim()) return false;
+  Tensor p = physical_of(self);
+  for (auto k = static_cast<int64_t>(reps.size()); k > self.dim(); --k) p = p.unsqueeze(1);
+  reps.insert(reps.begin(), 1);
+  stack[0] = IValue(p);
+  stack[1] = IValue(std::move(reps));
+  redispatch(op, stack);
+  wrap_results(stack, level);
+  return true;
+}
+
+// _upsample(self [N, C, *], ...) and _upsample_backward(grad [N, C, *], input_size, ...): the
+// batch folds into N (the backward's input_size names N too).
+template <bool Backward>
+bool fold_into_n_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor();
+  if (!batched_at(self, level) || self.dim() < 3) return false;
+  if (Backward) {
+    std::vector<int64_t> sizes = stack[1].get<std::vector<int64_t>>();
+    if (sizes.empty()) return false;
+    sizes[0] *= B;
+    stack[1] = IValue(std::move(sizes));
+  }
+  stack[0] = IValue(physical_of(self).flatten(0, 1));
+  redispatch(op, stack);
+  Tensor r = stack[0].tensor();
+  DimVector rs{B, r.size(0) / B};
+  for (int64_t d = 1; d < r.dim(); ++d) rs.push_back(r.size(d));
+  stack[0] = IValue(make_batched(r.reshape(rs), level));
+  return true;
+}
+
+// index_add / index_copy / index_fill(self, dim, index, source or value) with an unbatched
+// index: self and a source are expanded over the batch (an in-place self must be batched),
+// and dim moves by one; a batched fill value is left to the loop.
+bool index_update_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  check_written_batched(op, stack, level);
+  const Tensor self = stack[0].tensor(), index = stack[2].tensor();
+  if (batched_at(index, level) || self.dim() == 0) return false;
+  const bool writes = writes_args(op);
+  Stack orig = stack;
+  stack[1] = IValue(wrap_dim(stack[1].get<int64_t>(), self.dim(), op.schema().name) + 1);
+  stack[0] = IValue(physical_or_expanded(self, level, B));
+  if (!writes) stack[0] = IValue(ember::contiguous(stack[0].tensor()));  // written by the op's copy
+  if (stack.size() > 3 && stack[3].is_tensor()) {
+    const Tensor src = stack[3].tensor();
+    if (op.schema().name == "index_fill") {  // one fill value for every sample
+      if (batched_at(src, level)) {
+        stack = std::move(orig);
+        return false;
+      }
+    } else if (src.dim() != self.dim()) {
+      stack = std::move(orig);
+      return false;  // the op's error, per sample
+    } else {
+      stack[3] = IValue(physical_or_expanded(src, level, B));
+    }
+  }
+  redispatch(op, stack);
+  finish(op, stack, orig, writes, level);
   return true;
 }
 
@@ -370,6 +588,13 @@ void set_rule(const char* name, BatchRule rule) {
 
 }  // namespace
 
+Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B) {
+  if (batched_at(t, level)) return physical_of(t);
+  DimVector sz{B};
+  for (int64_t s : t.sizes()) sz.push_back(s);
+  return t.unsqueeze(0).expand(sz);
+}
+
 void register_batch_rules() {
   // Random ops apply the randomness policy before a composite (rand = empty + uniform_) could
   // decompose at the layer.
@@ -386,7 +611,7 @@ void register_batch_rules() {
   }
   for (const char* n : {"softmax.int", "log_softmax.int", "_softmax", "_log_softmax", "argsort", "argsort.stable",
                         "sort", "sort.stable", "topk", "kthvalue", "mode", "cummax", "cummin", "cumsum", "cumprod",
-                        "logcumsumexp", "flip", "narrow_copy", "index_select", "chunk", "split.sizes",
+                        "logcumsumexp", "flip", "narrow_copy", "chunk", "split.sizes",
                         "split_with_sizes", "split.Tensor", "unbind.int", "tensor_split.sections",
                         "tensor_split.indices", "glu", "movedim.int", "movedim.intlist", "moveaxis.int",
                         "moveaxis.intlist", "swapdims", "repeat_interleave.self_int", "logsumexp",
@@ -411,6 +636,7 @@ void register_batch_rules() {
   set_rule("bmm", &product_rule<3, 3>);
   set_rule("addmm", &addmm_rule);
   set_rule("index.Tensor", &index_rule);
+  set_rule("index_select", &index_select_rule);
   set_rule("convolution", &convolution_rule);
   set_rule("nll_loss", &nll_loss_rule);
   set_rule("cross_entropy_loss", &cross_entropy_rule);
@@ -418,8 +644,30 @@ void register_batch_rules() {
   // Ops that treat leading dims as batch dims (the batch dim is one more of them).
   set_rule("clone", &copy_rule);
   set_rule("contiguous", &copy_rule);
-  for (const char* n : {"tril", "triu", "native_layer_norm", "to.dtype", "to.device"})
+  set_rule("addmv", &add_product_rule<0>);
+  set_rule("baddbmm", &add_product_rule<1>);
+  set_rule("addbmm", &add_product_rule<2>);
+  set_rule("vdot", &vdot_rule);
+  for (const char* n : {"masked_fill.Scalar", "masked_fill.Tensor", "masked_fill_.Scalar", "masked_fill_.Tensor"})
+    set_rule(n, &masked_fill_rule);
+  set_rule("roll", &roll_rule);
+  for (const char* n : {"index_add", "index_copy", "index_copy_", "index_fill.int_Scalar", "index_fill.int_Tensor"})
+    set_rule(n, &index_update_rule);
+  set_rule("repeat", &repeat_rule);
+  for (const char* n : {"tril", "triu", "tril_", "triu_", "to.dtype", "to.device", "constant_pad_nd"})
     set_rule(n, &passthrough_rule);
+  set_rule("_upsample", &fold_into_n_rule<false>);
+  set_rule("_upsample_backward", &fold_into_n_rule<true>);
+  // Leading dims are batch dims: pooling (its internal ops take any number of planes) and its
+  // backward ops, and linalg's decompositions, inverses and solves.
+  for (const char* n : {"_max_pool", "_avg_pool", "_adaptive_avg_pool", "_adaptive_max_pool",
+                        "_avg_pool_backward", "_adaptive_avg_pool_backward", "_linalg_eigh", "_linalg_svd",
+                        "_linalg_eigvals", "linalg_eig", "linalg_qr", "linalg_det", "linalg_slogdet", "linalg_inv_ex",
+                        "linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_solve_ex", "linalg_solve_triangular",
+                        "linalg_householder_product"})
+    set_rule(n, &leading_dims_rule);
+  register_norm_batch_rules();
+  register_index_batch_rules();
 }
 
 }  // namespace ember::func::detail

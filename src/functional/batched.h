@@ -54,6 +54,8 @@ void for_each_tensor(Stack& stack, F&& f) {
 // returns false to leave the call to the loop fallback (stack untouched).
 using BatchRule = bool (*)(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
 void register_batch_rules();  // fills the rule table (batch_rules.cpp)
+void register_norm_batch_rules();   // normalization (batch_rules_norm.cpp)
+void register_index_batch_rules();  // indexing with batched indices (batch_rules_index.cpp)
 // Sets op's rule and serves op at the Vmap key (so that the rule wins over a composite).
 void set_batch_rule(const OpEntry& op, BatchRule rule);
 // The Vmap key's kernel (rules, pointwise, loop fallback).
@@ -61,6 +63,14 @@ void vmap_layer_kernel(const OpEntry& op, DispatchKeySet ks, Stack& stack);
 // The generic rules, for use by specific ones.
 bool pointwise_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
 bool passthrough_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+bool leading_dims_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+// t's physical tensor at `level` (batch dim 0), or t expanded over a new batch dim of size B
+// (stride 0, no copy).
+Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B);
+// Advanced indexing with batched indices (batch_rules_index.cpp): index.Tensor with integral
+// indices, and index_select with a batched index.
+bool batched_index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+bool batched_index_select_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
 // Replaces the stack's results by batched tensors of `level`.
 void wrap_results(Stack& stack, int64_t level);
 // Raises vmap's error for an in-place write of a batched value into an unbatched tensor.

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ember/ops.h"
 #include "ember/random.h"
@@ -152,12 +151,20 @@ void run_loop(const OpEntry& op, Stack& stack, int64_t level, int64_t B, bool re
   stack = std::move(result);
 }
 
-void warn_fallback(const OpEntry& op) {
+std::mutex& warned_mutex() {
   static std::mutex mu;
-  static auto* warned = new std::unordered_set<const OpEntry*>();
+  return mu;
+}
+// How many times the loop has run each op (the first run warns).
+std::unordered_map<const OpEntry*, int64_t>& fallback_counts() {
+  static auto* counts = new std::unordered_map<const OpEntry*, int64_t>();
+  return *counts;
+}
+
+void warn_fallback(const OpEntry& op) {
   {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!warned->insert(&op).second) return;
+    std::lock_guard<std::mutex> lock(warned_mutex());
+    if (fallback_counts()[&op]++ > 0) return;
   }
   warning_handler()("There is a performance drop because we have not yet implemented the batching rule for " +
                     op.name() + ". Please file us an issue on GitHub so that we can prioritize its implementation.");
@@ -373,13 +380,59 @@ bool passthrough_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
   return true;
 }
 
+// Ops that treat every leading dim as a batch dim, with several tensor operands (linalg
+// solves, the backward ops of pooling and upsampling): operands of one logical rank are
+// expanded over the batch, which is then one more leading dim of each. Operands of different
+// ranks would broadcast their per-sample leading dims against the batch dim: only a batched
+// first operand alone, of the highest rank (pass-through), is safe then.
+bool leading_dims_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  if (has_written_args(op)) return passthrough_rule(op, stack, level, B);
+  int64_t rank = -1;
+  bool same_rank = true;
+  for_each_tensor(stack, [&](Tensor& t) {
+    if (!t.defined()) return;
+    if (rank < 0) rank = t.dim();
+    same_rank = same_rank && t.dim() == rank;
+  });
+  if (!same_rank) {
+    // A lone batched first operand of the highest rank: the others broadcast behind its batch dim.
+    int64_t max_rank = 0;
+    for_each_tensor(stack, [&](Tensor& t) {
+      if (t.defined()) max_rank = std::max(max_rank, t.dim());
+    });
+    return rank == max_rank && passthrough_rule(op, stack, level, B);
+  }
+  for_each_tensor(stack, [&](Tensor& t) {
+    if (t.defined()) t = physical_or_expanded(t, level, B);
+  });
+  redispatch(op, stack);
+  // A result without the batch dim is an empty placeholder (linalg_qr's Q in mode 'r'): the
+  // same for every sample.
+  for (IValue& v : stack) {
+    if (!v.is_tensor() || !v.tensor().defined()) continue;
+    Tensor r = v.tensor();
+    if ((r.dim() == 0 || r.size(0) != B) && r.numel() == 0) {
+      DimVector sz{B};
+      for (int64_t s : r.sizes()) sz.push_back(s);
+      r = r.unsqueeze(0).expand(sz);
+    }
+    v = IValue(make_batched(r, level));
+  }
+  return true;
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------- levels and batch dims
 
-int64_t vmap_increment_nesting(int64_t batch_size, Randomness randomness) {
+// The rules are registered on the first vmap (or inventory), once every op is defined.
+static void ensure_batch_rules() {
   static std::once_flag once;
   std::call_once(once, [] { register_batch_rules(); });
+}
+
+int64_t vmap_increment_nesting(int64_t batch_size, Randomness randomness) {
+  ensure_batch_rules();
   auto& s = vmap_stack();
   const int64_t level = s.empty() ? 1 : s.back().level + 1;
   s.push_back({level, batch_size, randomness});
@@ -447,6 +500,35 @@ void check_not_batched(const Tensor& t, std::string_view what) {
 
 void set_vmap_warning_handler(std::function<void(const std::string&)> handler) {
   detail::warning_handler() = std::move(handler);
+}
+
+std::vector<std::pair<std::string, std::string>> vmap_op_coverage() {
+  ensure_batch_rules();
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const OpEntry* op : Dispatcher::get().all_ops()) {
+    if (!op->is_defined()) continue;
+    const char* kind = "loop";
+    if (op->has_tag(Tag::Random)) {
+      kind = "random";
+    } else if (rule_table().count(op)) {
+      kind = "rule";
+    } else if (op->kernel(DispatchKey::Vmap) || op->composite()) {
+      kind = "composite";  // a Vmap kernel other than a rule's is not registered; composites decompose
+    } else if (op->has_tag(Tag::Pointwise)) {
+      kind = "pointwise";
+    }
+    out.emplace_back(op->name(), kind);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> vmap_fallback_counts() {
+  std::lock_guard<std::mutex> lock(warned_mutex());
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [op, n] : fallback_counts()) out.emplace_back(op->name(), n);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace ember::func

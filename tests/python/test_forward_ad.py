@@ -400,6 +400,56 @@ def test_func_jvp():
                 lambda: functorch.jvp(torch.sin, (tx,), (tv,), has_aux=True), RuntimeError)
 
 
+def test_func_jvp_pytrees_are_vmaps():
+    # jvp and vmap share one pytree: namedtuples and nested lists are nodes, as in functorch
+    import collections
+
+    import functorch
+    P = collections.namedtuple("P", "a b")
+    rng = np.random.default_rng(6)
+    x, y, v, w = (rng.standard_normal(3) for _ in range(4))
+    res = {}
+    for lib, jvp in ((ember, ember.func.jvp), (torch, functorch.jvp)):
+        t = lib.from_numpy
+        out, jv = jvp(lambda p, q: [p.a * p.b, q[0].sin()], (P(t(x), t(y)), [t(x)]), (P(t(v), t(w)), [t(v)]))
+        assert isinstance(jv, list) and len(jv) == 2
+        res[lib] = [j.numpy() for j in jv]
+    for a, b in zip(res[ember], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    # a structure mismatch prints both structures as functorch does
+    _both_raise(lambda: ember.func.jvp(lambda p: p.a, (P(ember.from_numpy(x), ember.from_numpy(y)),),
+                                       ([ember.from_numpy(v), ember.from_numpy(w)],)),
+                lambda: functorch.jvp(lambda p: p.a, (P(torch.from_numpy(x), torch.from_numpy(y)),),
+                                      ([torch.from_numpy(v), torch.from_numpy(w)],)), RuntimeError)
+    with pytest.raises(RuntimeError, match=r"Got primals with structure TreeSpec\(tuple, None, \[TreeSpec\("
+                                           r"namedtuple, <class '.*P'>, \[\*, \*\]\)\]\) and tangents with "
+                                           r"structure TreeSpec\(tuple, None, \[TreeSpec\(list, None, \[\*, \*\]\)\]\)"):
+        ember.func.jvp(lambda p: p.a, (P(ember.from_numpy(x), ember.from_numpy(y)),),
+                       ([ember.from_numpy(v), ember.from_numpy(w)],))
+
+
+def test_make_dual_of_a_strided_primal_with_batched_tangents():
+    # vmap over a dual level whose primal is a transposed (non-contiguous) tensor: the tangent
+    # takes the primal's strides in a buffer batched like it. (functorch 1.13 has no batching
+    # rule for _make_dual: the reference is a loop of torch's forward AD over the samples.)
+    rng = np.random.default_rng(8)
+    x, T = rng.standard_normal((4, 3)), rng.standard_normal((5, 3, 4))
+
+    def f(lib, fw, prim, t):
+        with fw.dual_level():
+            d = fw.make_dual(prim, t)
+            return fw.unpack_dual((d.sin() * d).sum(0)).tangent
+
+    prim = ember.from_numpy(x).t()
+    got = ember.func.vmap(lambda t: f(ember, fwAD, prim, t))(ember.from_numpy(T))
+    nested = ember.func.vmap(ember.func.vmap(lambda t: f(ember, fwAD, prim, t)), in_dims=1)(
+        ember.from_numpy(np.stack([T, 2 * T], 1)))
+    tprim = torch.from_numpy(x).t()
+    want = np.stack([f(torch, tfw, tprim, torch.from_numpy(T[i])).numpy() for i in range(5)])
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(nested.numpy(), np.stack([want, 2 * want]), rtol=1e-12)
+
+
 def test_jacfwd():
     import functorch
     rng = np.random.default_rng(4)

@@ -51,6 +51,11 @@ EXPECTED_ERRORS = {
 }
 
 
+# Rows whose every sample is served by batch rules (scripts/vmap_coverage.py --rows lists the
+# ops that still loop, and for which rows).
+RULE_ROWS = set()
+
+
 def _expected_error(row):
     if re.search(r"_out(_|$)", row.name):  # out= into a tensor made inside the row's function
         return _INPLACE_ERROR
@@ -175,8 +180,13 @@ def _run_vmap(row, sample, per_sample_args, kwargs, last):
 
 @pytest.mark.parametrize("row", list(_cases()))
 def test_vmap_matches_loop(row):
+    before = ember._C._vmap_fallback_counts()
     assert _check_row(row, last=False) > 0, f"{row.name}: no sample was checked"
     _check_row(row, last=True)
+    if row.name in RULE_ROWS:  # every sample through batch rules: the per-sample loop never ran
+        after = ember._C._vmap_fallback_counts()
+        looped = sorted(op for op, n in after.items() if n > before.get(op, 0))
+        assert not looped, f"{row.name}: the per-sample loop ran {looped}"
 
 
 # ---------------------------------------------------------------- semantics
@@ -367,3 +377,254 @@ def test_embedding_rule_matches_loop_without_the_fallback():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     assert "batching rule" not in r.stdout, r.stdout
+
+
+# ---------------------------------------------------------------- batch rules against a loop
+# Each case: a function of (lib, F, *tensors) written once for both libraries, its inputs (numpy,
+# float64 unless integral), the in_dims, the ops whose rule it exercises (none of them may reach
+# the per-sample loop), and which inputs to differentiate (None: not differentiable). Ember's
+# vmap, vmap(grad) and vmap(jacrev) must equal a loop of PyTorch over the samples (functorch's
+# grad and jacrev per sample; functorch 1.13's own vmap of index_put_ with a batched index fails).
+
+def _bn_train(lib, F, x, rm, rv, w, b):
+    return F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.3)
+
+
+def _bn_train_stats_out(lib, F, x, rm, rv):
+    y = F.batch_norm(x, rm, rv, training=True, momentum=0.3)
+    return y, rm * 1, rv * 1  # the per-sample running statistics after the update
+
+
+def _bn_eval(lib, F, x, w):
+    c = x.shape[1]
+    rm = lib.linspace(-0.5, 0.5, c, dtype=x.dtype)
+    rv = lib.linspace(0.5, 2.0, c, dtype=x.dtype)
+    return F.batch_norm(x, rm, rv, w, None, training=False)
+
+
+def _bn_no_stats(lib, F, x, w, b):
+    return F.batch_norm(x, None, None, w, b, training=True)
+
+
+def _instance_norm(lib, F, x, rm, rv, w):
+    y = F.instance_norm(x, rm, rv, w, None, use_input_stats=True, momentum=0.2)
+    return y, rm * 1
+
+
+def _group_norm(lib, F, x, w, b):
+    return F.group_norm(x, 2, w, b)
+
+
+def _layer_norm(lib, F, x, w, b):
+    return F.layer_norm(x, (x.shape[-1],), w, b)
+
+
+def _index_first(lib, F, x, i):
+    return x[i]
+
+
+def _index_second(lib, F, x, i):
+    return x[:, i]
+
+
+def _index_two(lib, F, x, i, j):
+    return x[i, :, j]  # separated indices: their dims go first
+
+
+def _index_put(lib, F, x, i, v):
+    y = x.clone()
+    y[:, i] = v
+    return y
+
+
+def _index_put_acc(lib, F, x, i, v):
+    return x.clone().index_put_((i,), v, accumulate=True)
+
+
+def _index_select(lib, F, x, i):
+    return x.index_select(1, i)
+
+
+def _gather(lib, F, x, i):
+    return x.gather(1, i)
+
+
+def _scatter_add(lib, F, x, i, s):
+    return x.scatter_add(1, i, s)
+
+
+def _take_along_dim(lib, F, x, i):
+    return lib.take_along_dim(x, i, 1)
+
+
+def _masked_fill(lib, F, x, m):
+    return x.masked_fill(m, -1.5)
+
+
+def _idx(*shape, high):
+    return np.random.default_rng(sum(shape) + high).integers(0, high, shape)
+
+
+def _rand(*shape, positive=False):
+    a = np.random.default_rng(7 * sum(shape) + len(shape)).standard_normal(shape)
+    return np.abs(a) + 0.5 if positive else a
+
+
+BR = 3
+RULE_CASES = {
+    "batch_norm_train_batched_stats": (_bn_train, [_rand(BR, 4, 3, 5), _rand(BR, 3), _rand(BR, 3, positive=True),
+                                                   _rand(3), _rand(3)], (0, 0, 0, None, None),
+                                       ["native_batch_norm", "native_batch_norm_backward"], (0, 3)),
+    "batch_norm_train_batched_weight": (_bn_train, [_rand(BR, 4, 3), _rand(BR, 3), _rand(BR, 3, positive=True),
+                                                    _rand(BR, 3), _rand(BR, 3)], 0,
+                                        ["native_batch_norm", "native_batch_norm_backward"], (0, 3, 4)),
+    "batch_norm_running_stats_update": (_bn_train_stats_out, [_rand(BR, 5, 2, 3), _rand(BR, 2),
+                                                              _rand(BR, 2, positive=True)], 0,
+                                        ["native_batch_norm"], None),
+    "batch_norm_eval": (_bn_eval, [_rand(BR, 4, 3, 2), _rand(BR, 3)], 0,
+                        ["native_batch_norm", "native_batch_norm_backward"], (0, 1)),
+    "batch_norm_no_stats": (_bn_no_stats, [_rand(4, 3, 2, BR), _rand(3), _rand(BR, 3)], (3, None, 0),
+                            ["native_batch_norm", "native_batch_norm_backward"], (0, 1, 2)),
+    "instance_norm_batched_stats": (_instance_norm, [_rand(BR, 2, 3, 4), _rand(BR, 3), _rand(BR, 3, positive=True),
+                                                     _rand(3)], (0, 0, 0, None), ["native_batch_norm"], None),
+    "group_norm_batched_weight": (_group_norm, [_rand(BR, 2, 4, 3), _rand(BR, 4), _rand(4)], (0, 0, None),
+                                  ["native_layer_norm", "native_layer_norm_backward"], (0, 1, 2)),
+    "layer_norm_batched_affine": (_layer_norm, [_rand(BR, 2, 5), _rand(BR, 5), _rand(BR, 5)], 0,
+                                  ["native_layer_norm", "native_layer_norm_backward"], (0, 1, 2)),
+    "layer_norm_unbatched_affine": (_layer_norm, [_rand(2, BR, 5), _rand(5), _rand(5)], (1, None, None),
+                                    ["native_layer_norm", "native_layer_norm_backward"], (0, 1, 2)),
+    "index_batched_index": (_index_first, [_rand(BR, 4, 5), _idx(BR, 2, 3, high=4)], 0, ["index.Tensor"], (0,)),
+    "index_unbatched_self": (_index_second, [_rand(4, 5), _idx(BR, 3, high=5)], (None, 0), ["index.Tensor"], (0,)),
+    "index_batched_self_second_dim": (_index_second, [_rand(BR, 4, 5), _idx(3, BR, high=5)], (0, 1),
+                                      ["index.Tensor"], (0,)),
+    "index_separated": (_index_two, [_rand(BR, 4, 2, 5), _idx(BR, 3, high=4), _idx(3, high=5)], (0, 0, None),
+                        ["index.Tensor"], (0,)),
+    "index_put_batched_index": (_index_put, [_rand(BR, 4, 5), _idx(BR, 2, high=5), _rand(BR, 4, 1)], 0,
+                                ["index_put_"], (0, 2)),
+    "index_put_accumulate": (_index_put_acc, [_rand(BR, 6), _idx(BR, 8, high=6), _rand(8)], (0, 0, None),
+                             ["index_put_"], (0, 2)),
+    "index_select_batched_index": (_index_select, [_rand(BR, 4, 5), _idx(BR, 7, high=5)], 0,
+                                   ["index_select"], (0,)),
+    "index_select_unbatched_self": (_index_select, [_rand(4, 5), _idx(BR, 2, high=5)], (None, 0),
+                                    ["index_select"], (0,)),
+    "gather_batched_index": (_gather, [_rand(4, 5), _idx(BR, 4, 2, high=5)], (None, 0), ["gather"], (0,)),
+    "scatter_add_batched_index": (_scatter_add, [_rand(BR, 4, 5), _idx(BR, 4, 2, high=5), _rand(4, 2)],
+                                  (0, 0, None), ["scatter_add"], (0, 2)),
+    "take_along_dim_batched_index": (_take_along_dim, [_rand(BR, 4, 5), _idx(BR, 4, 3, high=5)], 0,
+                                     ["take_along_dim"], (0,)),
+    "masked_fill_batched_mask": (_masked_fill, [_rand(4, 5), _rand(BR, 4, 5) > 0], (None, 0), [], (0,)),
+}
+
+
+def _to(lib, a):
+    if lib is ember:
+        return ember.from_numpy(np.array(a, copy=True))  # a copy: running statistics are written
+    import torch
+    return torch.from_numpy(np.array(a, copy=True))
+
+
+def _flat(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def _close_all(got, want, what):
+    got, want = _flat(got), _flat(want)
+    assert len(got) == len(want), what
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape), f"{what}: shape {tuple(g.shape)} vs {tuple(w.shape)}"
+        np.testing.assert_allclose(g.numpy(), w.detach().numpy(), rtol=1e-9, atol=1e-10, err_msg=what)
+
+
+def _loss(lib, F, fn):
+    def loss(*a):
+        r = _flat(fn(lib, F, *a))[0]
+        return (r * r.cos()).sum()  # not linear, so that the gradient depends on the values
+    return loss
+
+
+def _run_case(fn, arrays, in_dims, diff):
+    """vmap, vmap(grad), vmap(jacrev) in Ember; the inputs as the last call left them."""
+    F, vmap_, grad_, jacrev_ = ember.nn.functional, ember.func.vmap, ember.func.grad, ember.func.jacrev
+    args = [_to(ember, a) for a in arrays]
+    out = {"value": vmap_(lambda *a: fn(ember, F, *a), in_dims=in_dims)(*args)}
+    if diff:
+        args = [_to(ember, a) for a in arrays]
+        out["grad"] = vmap_(grad_(_loss(ember, F, fn), argnums=diff), in_dims=in_dims)(*args)
+        args = [_to(ember, a) for a in arrays]
+        out["jacrev"] = vmap_(jacrev_(lambda *a: _flat(fn(ember, F, *a))[0], argnums=diff[0]), in_dims=in_dims)(*args)
+    out["inputs"] = tuple(args)  # inputs written in place (running statistics) are compared too
+    return out
+
+
+def _run_loop(fn, arrays, in_dims, diff):
+    """The same in PyTorch as a loop over the samples (functorch's grad and jacrev per sample);
+    samples are views, so that in-place updates land in the stacked inputs."""
+    import functorch
+    import torch
+    F = torch.nn.functional
+    dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(arrays)
+    n = next(a.shape[d] for a, d in zip(arrays, dims) if d is not None)
+
+    def loop(f, args):
+        rs = [_flat(f(*[a if d is None else a.select(d, b) for a, d in zip(args, dims)])) for b in range(n)]
+        out = tuple(torch.stack([r[k] for r in rs]) for k in range(len(rs[0])))
+        return out if len(out) > 1 else out[0]
+
+    args = [_to(torch, a) for a in arrays]
+    out = {"value": loop(lambda *a: fn(torch, F, *a), args)}
+    if diff:
+        args = [_to(torch, a) for a in arrays]
+        out["grad"] = loop(functorch.grad(_loss(torch, F, fn), argnums=diff), args)
+        args = [_to(torch, a) for a in arrays]
+        out["jacrev"] = loop(functorch.jacrev(lambda *a: _flat(fn(torch, F, *a))[0], argnums=diff[0]), args)
+    out["inputs"] = tuple(args)
+    return out
+
+
+@pytest.mark.parametrize("name", list(RULE_CASES))
+def test_batch_rule_matches_loop(name):
+    fn, arrays, in_dims, ops, diff = RULE_CASES[name]
+    before = ember._C._vmap_fallback_counts()
+    got = _run_case(fn, arrays, in_dims, diff)
+    after = ember._C._vmap_fallback_counts()
+    looped = {op for op, n in after.items() if n > before.get(op, 0)}
+    assert not looped, f"{name}: the per-sample loop ran {sorted(looped)}"
+    cov = ember._C._vmap_op_coverage()
+    for op in ops:
+        assert cov[op] == "rule", f"{op}: {cov[op]}"
+    want = _run_loop(fn, arrays, in_dims, diff)
+    for key in want:
+        _close_all(got[key], want[key], f"{name} {key}")
+
+
+def test_batch_norm_errors_match_functorch():
+    F = ember.nn.functional
+    x = ember.randn(3, 4, 2, dtype=ember.float64)
+    rm, rv = ember.zeros(2, dtype=ember.float64), ember.ones(2, dtype=ember.float64)
+    msg = "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated"
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(lambda a: F.batch_norm(a, rm, rv, training=True))(x)
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(lambda a: F.instance_norm(a.unsqueeze(-1).expand(4, 2, 3) * 1, rm, rv, use_input_stats=True))(x)
+    assert bool((rm == 0).all()) and bool((rv == 1).all())  # untouched
+    # evaluation mode reads unbatched statistics
+    y = vmap(lambda a: F.batch_norm(a, rm, rv, training=False))(x)
+    np.testing.assert_allclose(y.numpy(), (x / (1 + 1e-5) ** 0.5).numpy(), rtol=1e-12)
+    # a per-sample shape error is batch norm's own
+    with pytest.raises(RuntimeError, match="running_mean should contain 4 elements not 2"):
+        vmap(lambda a: F.batch_norm(a.transpose(0, 1), rm, rv, training=False))(x)
+
+
+def test_vmap_coverage_inventory():
+    cov = ember._C._vmap_op_coverage()
+    assert set(cov.values()) <= {"rule", "random", "composite", "pointwise", "loop"}
+    assert cov["add.Tensor"] == "pointwise" and cov["batch_norm"] == "composite"
+    assert cov["bernoulli"] == "random" and cov["native_batch_norm"] == "rule"
+    assert "histc" in {n for n, k in cov.items() if k == "loop"}
+    # the script prints the same inventory
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "vmap_coverage.py")
+    r = subprocess.run([sys.executable, script], capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    loop = sorted(n for n, k in cov.items() if k == "loop")
+    assert f"ops without a rule (per-sample loop), {len(loop)}:" in r.stdout
+    assert "\n  histc\n" in r.stdout

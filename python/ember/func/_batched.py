@@ -12,84 +12,10 @@ from .. import _C
 __all__ = ["vmap", "grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call"]
 
 
-# ---------------------------------------------------------------- pytrees (tuple, list, dict)
-
-def _is_node(x):
-    return isinstance(x, (tuple, list, dict))
-
-
-def _children(x):
-    if isinstance(x, dict):
-        return list(x.values())
-    return list(x)
-
-
-def _tree_flatten(tree):
-    """(leaves, spec): spec is None for a leaf, else (kind, keys, child specs)."""
-    if not _is_node(tree):
-        return [tree], None
-    leaves, specs = [], []
-    for c in _children(tree):
-        lv, sp = _tree_flatten(c)
-        leaves.extend(lv)
-        specs.append(sp)
-    keys = list(tree.keys()) if isinstance(tree, dict) else len(tree)
-    return leaves, (type(tree), keys, specs)
-
-
-def _tree_unflatten(leaves, spec):
-    return _build(iter(leaves), spec)
-
-
-# A module-level function, not a closure over the leaves: a recursive closure is a reference
-# cycle, which would keep every leaf (batched inputs, results) alive until the garbage
-# collector runs, so that their memory could not be reused by the next call.
-def _build(it, sp):
-    if sp is None:
-        return next(it)
-    kind, keys, specs = sp
-    vals = [_build(it, s) for s in specs]
-    if kind is dict or issubclass(kind, dict):
-        return kind(zip(keys, vals))
-    if kind is tuple or kind is list:
-        return kind(vals)
-    if hasattr(kind, "_fields"):  # namedtuple
-        return kind(*vals)
-    return kind(vals)
-
-
-def _spec_str(spec):
-    if spec is None:
-        return "*"
-    kind, keys, specs = spec
-    inner = ", ".join(_spec_str(s) for s in specs)
-    if kind is dict or issubclass(kind, dict):
-        return "{" + ", ".join(f"{k!r}: {_spec_str(s)}" for k, s in zip(keys, specs)) + "}"
-    return ("[" + inner + "]") if issubclass(kind, list) else ("(" + inner + ("," if len(specs) == 1 else "") + ")")
-
-
-def _broadcast_flatten(prefix, tree):
-    """Flattens `prefix` against `tree`: a leaf of prefix applies to the whole subtree. None on mismatch."""
-    if not _is_node(prefix):
-        return [prefix] * len(_tree_flatten(tree)[0])
-    if not _is_node(tree) or type(prefix) is not type(tree) and not (
-            isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list))):
-        return None
-    if isinstance(tree, dict):
-        if not isinstance(prefix, dict) or set(prefix.keys()) != set(tree.keys()):
-            return None
-        pairs = [(prefix[k], tree[k]) for k in tree.keys()]
-    else:
-        if len(prefix) != len(tree):
-            return None
-        pairs = list(zip(prefix, tree))
-    out = []
-    for p, t in pairs:
-        sub = _broadcast_flatten(p, t)
-        if sub is None:
-            return None
-        out.extend(sub)
-    return out
+from ._pytree import broadcast_flatten as _broadcast_flatten
+from ._pytree import spec_str as _spec_str
+from ._pytree import tree_flatten as _tree_flatten
+from ._pytree import tree_unflatten as _tree_unflatten
 
 
 def _fn_name(f):

@@ -10,61 +10,9 @@ from ..autograd import forward_ad as _fwAD
 __all__ = ["jvp", "jacfwd"]
 
 
-# ---------------------------------------------------------------- trees of tensors
-# Tuples, lists and dicts nest; anything else is a leaf. The spec prints as functorch's
-# TreeSpec does, so structure errors read the same.
-class _Spec:
-    def __init__(self, kind, keys, children):
-        self.kind, self.keys, self.children = kind, keys, children
-
-    def __eq__(self, other):
-        return (isinstance(other, _Spec) and self.kind == other.kind and self.keys == other.keys
-                and self.children == other.children)
-
-    def __repr__(self):
-        if self.kind is None:
-            return "*"
-        return f"TreeSpec({self.kind.__name__}, {self.keys}, [{', '.join(repr(c) for c in self.children)}])"
-
-    @property
-    def num_leaves(self):
-        return 1 if self.kind is None else sum(c.num_leaves for c in self.children)
-
-
-_LEAF = _Spec(None, None, [])
-
-
-def _flatten(tree):
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
-        leaves, specs = [], []
-        for item in tree:
-            lv, sp = _flatten(item)
-            leaves += lv
-            specs.append(sp)
-        return leaves, _Spec(type(tree), None, specs)
-    if isinstance(tree, dict):
-        leaves, specs = [], []
-        for key in tree:
-            lv, sp = _flatten(tree[key])
-            leaves += lv
-            specs.append(sp)
-        return leaves, _Spec(dict, list(tree.keys()), specs)
-    return [tree], _LEAF
-
-
-def _unflatten(leaves, spec):
-    return _build(iter(leaves), spec)
-
-
-# Module-level rather than a recursive closure over the leaves: such a closure is a reference
-# cycle that keeps every leaf alive until the garbage collector runs (as in _batched.py).
-def _build(it, sp):
-    if sp.kind is None:
-        return next(it)
-    items = [_build(it, c) for c in sp.children]
-    if sp.kind is dict:
-        return dict(zip(sp.keys, items))
-    return sp.kind(items)
+from ._pytree import spec_str as _spec_str
+from ._pytree import tree_flatten as _flatten
+from ._pytree import tree_unflatten as _unflatten
 
 
 def _is_tensor(x):
@@ -94,7 +42,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if primals_spec != tangents_spec:
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
-                           f"primals with structure {primals_spec} and tangents with structure {tangents_spec}")
+                           f"primals with structure {_spec_str(primals_spec)} and tangents with structure "
+                           f"{_spec_str(tangents_spec)}")
     _check_tensors(flat_primals, "primals")
     _check_tensors(flat_tangents, "tangents")
     with _fwAD.dual_level():
