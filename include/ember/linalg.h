@@ -14,4 +14,15 @@ namespace ember::linalg {
 // -inf, "fro", "nuc" as ||A|| ||A^-1|| (square matrices; infinite when A is singular).
 Tensor cond(const Tensor& A, const std::optional<Scalar>& p = std::nullopt);
 Tensor cond(const Tensor& A, std::string_view p);
+Tensor& cond_out(Tensor& out, const Tensor& A, const std::optional<Scalar>& p = std::nullopt);
+Tensor& cond_out(Tensor& out, const Tensor& A, std::string_view p);
+// Literals and numbers as in matrix_norm (linalg/spectral.h): cond(A, "fro"), cond(A, 1).
+template <size_t N>
+Tensor cond(const Tensor& A, const char (&p)[N]) { return cond(A, std::string_view(p)); }
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor cond(const Tensor& A, T p) { return cond(A, std::optional<Scalar>(Scalar(p))); }
+template <size_t N>
+Tensor& cond_out(Tensor& out, const Tensor& A, const char (&p)[N]) { return cond_out(out, A, std::string_view(p)); }
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor& cond_out(Tensor& out, const Tensor& A, T p) { return cond_out(out, A, std::optional<Scalar>(Scalar(p))); }
 }  // namespace ember::linalg

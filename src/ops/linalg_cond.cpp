@@ -10,6 +10,7 @@
 #include "ember/linalg.h"
 #include "ember/ops.h"
 #include "ember/ops/indexing.h"
+#include "ops/linalg_factor_util.h"
 
 namespace ember {
 namespace linalg_cond_ops {
@@ -62,12 +63,28 @@ Tensor cond_str_k(const Tensor& A, std::string_view p) {
                                                : std::numeric_limits<double>::infinity());
 }
 
+// out=: differentiable as PyTorch's (a copy into out), in any dtype the result casts to.
+Tensor& cond_out_k(const Tensor& A, const std::optional<Scalar>& p, Tensor& out) {
+  linalg_factor_ops::set_out_cast("linalg.cond", "result", out, cond_k(A, p));
+  return out;
+}
+Tensor& cond_str_out_k(const Tensor& A, std::string_view p, Tensor& out) {
+  linalg_factor_ops::set_out_cast("linalg.cond", "result", out, cond_str_k(A, p));
+  return out;
+}
+using CondOutSig = Tensor&(const Tensor&, const std::optional<Scalar>&, Tensor&);
+using CondStrOutSig = Tensor&(const Tensor&, std::string_view, Tensor&);
+
 EMBER_REGISTER(linalg_cond_ops) {
   const uint32_t fo = static_cast<uint32_t>(Tag::FunctionOnly);
   define_op<CondSig>("linalg_cond(Tensor self, Scalar? p=None) -> Tensor", fo);
   register_composite<CondSig, &cond_k>("linalg_cond");
   define_op<CondStrSig>("linalg_cond.p_str(Tensor self, str p) -> Tensor", fo);
   register_composite<CondStrSig, &cond_str_k>("linalg_cond.p_str");
+  define_op<CondOutSig>("linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<CondOutSig, &cond_out_k>("linalg_cond.out");
+  define_op<CondStrOutSig>("linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<CondStrOutSig, &cond_str_out_k>("linalg_cond.p_str_out");
 }
 
 }  // namespace
@@ -81,6 +98,14 @@ Tensor cond(const Tensor& A, const std::optional<Scalar>& p) {
 Tensor cond(const Tensor& A, std::string_view p) {
   static const TypedOp<linalg_cond_ops::CondStrSig> op("linalg_cond.p_str");
   return op.call(A, p);
+}
+Tensor& cond_out(Tensor& out, const Tensor& A, const std::optional<Scalar>& p) {
+  static const TypedOp<linalg_cond_ops::CondOutSig> op("linalg_cond.out");
+  return op.call(A, p, out);
+}
+Tensor& cond_out(Tensor& out, const Tensor& A, std::string_view p) {
+  static const TypedOp<linalg_cond_ops::CondStrOutSig> op("linalg_cond.p_str_out");
+  return op.call(A, p, out);
 }
 }  // namespace linalg
 

@@ -16,6 +16,7 @@
 #include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
+#include "ops/iter.h"
 #include "ops/linalg_factor_util.h"
 
 namespace ember::linalg_factor_ops {
@@ -460,6 +461,14 @@ void set_out(Tensor& out, const Tensor& r) {
   EMBER_CHECK(out.defined(), ValueError, "linalg: got an undefined out tensor");
   EMBER_CHECK(out.dtype() == r.dtype(), RuntimeError, "Expected out tensor to have dtype ", cpp_type_name(r.dtype()),
               ", but got ", cpp_type_name(out.dtype()), " instead");
+  if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
+  copy_(out, r);
+}
+
+void set_out_cast(const char* api, const char* what, Tensor& out, const Tensor& r) {
+  EMBER_CHECK(out.defined(), ValueError, api, ": got an undefined out tensor");
+  EMBER_CHECK(can_cast(r.dtype(), out.dtype()), RuntimeError, api, ": Expected ", what, " to be safely castable from ",
+              torch_type_name(r.dtype()), " dtype, but got ", what, " with dtype ", torch_type_name(out.dtype()));
   if (!out.sizes().equals(r.sizes())) resize_(out, r.sizes());
   copy_(out, r);
 }

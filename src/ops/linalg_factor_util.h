@@ -40,5 +40,9 @@ int64_t prod(IntArrayRef s);
 std::vector<int64_t> batch_offsets(const Tensor& t, IntArrayRef batch, int64_t mat_dims);
 // An out= result: r copied into out (resized), whose dtype must be r's (PyTorch's message).
 void set_out(Tensor& out, const Tensor& r);
+// The same for pinv, matrix_rank, cond and lstsq, which take (as PyTorch's) any out dtype the
+// result casts to safely: float64 into float32 or complex128, not into an integer type.
+// `what` names the result in the message ("result", "solution", ...).
+void set_out_cast(const char* api, const char* what, Tensor& out, const Tensor& r);
 
 }  // namespace ember::linalg_factor_ops

@@ -411,7 +411,9 @@ Tensor diagonal_c(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
 using Out1 = Tensor&;
 using Out2 = std::tuple<Tensor&, Tensor&>;
 using Out3 = std::tuple<Tensor&, Tensor&, Tensor&>;
+using Out4 = std::tuple<Tensor&, Tensor&, Tensor&, Tensor&>;
 using linalg_factor_ops::set_out;
+using linalg_factor_ops::set_out_cast;
 Out2 set2(Tensor& a, Tensor& b, const std::tuple<Tensor, Tensor>& r) {
   set_out(a, std::get<0>(r));
   set_out(b, std::get<1>(r));
@@ -503,6 +505,67 @@ Out1 vecdot_out_k(const Tensor& x, const Tensor& y, int64_t dim, Tensor& out) {
   set_out(out, linalg::vecdot(x, y, dim));
   return out;
 }
+Out1 pinv_t_out_k(const Tensor& A, const OptTensor& atol, const OptTensor& rtol, bool hermitian, Tensor& out) {
+  autograd::check_out_inputs("linalg_pinv", {A, atol.value_or(Tensor()), rtol.value_or(Tensor())});
+  set_out_cast("linalg.pinv", "result", out, pinv_t(A, atol, rtol, hermitian));
+  return out;
+}
+Out1 pinv_f_out_k(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian, Tensor& out) {
+  autograd::check_out_inputs("linalg_pinv", {A});
+  set_out_cast("linalg.pinv", "result", out, pinv_f(A, atol, rtol, hermitian));
+  return out;
+}
+Out1 pinv_rcond_out_k(const Tensor& A, double rcond, bool hermitian, Tensor& out) {
+  autograd::check_out_inputs("linalg_pinv", {A});
+  set_out_cast("linalg.pinv", "result", out, pinv_rcond(A, rcond, hermitian));
+  return out;
+}
+Out1 pinv_rcond_t_out_k(const Tensor& A, const Tensor& rcond, bool hermitian, Tensor& out) {
+  autograd::check_out_inputs("linalg_pinv", {A, rcond});
+  set_out_cast("linalg.pinv", "result", out, pinv_rcond_t(A, rcond, hermitian));
+  return out;
+}
+// matrix_rank is integer-valued (never differentiated), so its out= takes inputs that require grad.
+Out1 rank_t_out_k(const Tensor& A, const OptTensor& atol, const OptTensor& rtol, bool hermitian, Tensor& out) {
+  set_out_cast("torch.linalg.matrix_rank", "result", out, rank_t(A, atol, rtol, hermitian));
+  return out;
+}
+Out1 rank_f_out_k(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian, Tensor& out) {
+  set_out_cast("torch.linalg.matrix_rank", "result", out, rank_f(A, atol, rtol, hermitian));
+  return out;
+}
+Out1 rank_tol_out_k(const Tensor& A, double tol, bool hermitian, Tensor& out) {
+  set_out_cast("torch.linalg.matrix_rank", "result", out, rank_tol(A, tol, hermitian));
+  return out;
+}
+Out1 rank_tol_t_out_k(const Tensor& A, const Tensor& tol, bool hermitian, Tensor& out) {
+  set_out_cast("torch.linalg.matrix_rank", "result", out, rank_tol_t(A, tol, hermitian));
+  return out;
+}
+Out4 lstsq_out_k(const Tensor& A, const Tensor& B, std::optional<double> rcond, std::optional<std::string_view> driver,
+                 Tensor& solution, Tensor& residuals, Tensor& rank, Tensor& sv) {
+  autograd::check_out_inputs("linalg_lstsq", {A, B});
+  auto [x, res, rk, s] = lstsq_c(A, B, rcond, driver);
+  const char* api = "torch.linalg.lstsq";
+  set_out_cast(api, "solution", solution, x);
+  set_out_cast(api, "residuals", residuals, res);
+  set_out_cast(api, "rank", rank, rk);
+  set_out_cast(api, "singular_values", sv, s);
+  return {solution, residuals, rank, sv};
+}
+// The top-level svd and qr name the linalg ops they call in their out= refusal, as PyTorch's.
+Out3 svd_old_out_k(const Tensor& A, bool some, bool compute_uv, Tensor& U, Tensor& S, Tensor& V) {
+  autograd::check_out_inputs("_linalg_svd", {A});
+  auto [u, sv, v] = svd_old_c(A, some, compute_uv);
+  set_out(U, u);
+  set_out(S, sv);
+  set_out(V, v);
+  return {U, S, V};
+}
+Out2 qr_old_out_k(const Tensor& A, bool some, Tensor& Q, Tensor& R) {
+  autograd::check_out_inputs("linalg_qr", {A});
+  return set2(Q, R, qr_old_c(A, some));
+}
 
 using EighSig = std::tuple<Tensor, Tensor>(const Tensor&, std::string_view);
 using StrSig = Tensor(const Tensor&, std::string_view);
@@ -541,6 +604,14 @@ using ListOutSig = Out1(TensorList, Tensor&);
 using CrossOutSig = Out1(const Tensor&, const Tensor&, int64_t, Tensor&);
 using LstsqSig = std::tuple<Tensor, Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, std::optional<double>,
                                                             std::optional<std::string_view>);
+using TolTOutSig = Out1(const Tensor&, const OptTensor&, const OptTensor&, bool, Tensor&);
+using TolFOutSig = Out1(const Tensor&, std::optional<double>, std::optional<double>, bool, Tensor&);
+using RcondOutSig = Out1(const Tensor&, double, bool, Tensor&);
+using RcondTOutSig = Out1(const Tensor&, const Tensor&, bool, Tensor&);
+using LstsqOutSig = Out4(const Tensor&, const Tensor&, std::optional<double>, std::optional<std::string_view>, Tensor&,
+                         Tensor&, Tensor&, Tensor&);
+using SvdOldOutSig = Out3(const Tensor&, bool, bool, Tensor&, Tensor&, Tensor&);
+using QrOldOutSig = Out2(const Tensor&, bool, Tensor&, Tensor&);
 
 EMBER_REGISTER(linalg_composite_ops) {
   const uint32_t fo = static_cast<uint32_t>(Tag::FunctionOnly);
@@ -663,6 +734,41 @@ EMBER_REGISTER(linalg_composite_ops) {
   register_composite<CrossOutSig, &cross_out_k>("linalg_cross.out");
   define_op<CrossOutSig>("linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", fo);
   register_composite<CrossOutSig, &vecdot_out_k>("linalg_vecdot.out");
+  define_op<TolTOutSig>("linalg_pinv.atol_rtol_tensor_out(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, "
+                        "bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<TolTOutSig, &pinv_t_out_k>("linalg_pinv.atol_rtol_tensor_out");
+  define_op<TolFOutSig>("linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, "
+                        "bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<TolFOutSig, &pinv_f_out_k>("linalg_pinv.atol_rtol_float_out");
+  define_op<RcondOutSig>("linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> "
+                         "Tensor(a!)", fo);
+  register_composite<RcondOutSig, &pinv_rcond_out_k>("linalg_pinv.out");
+  define_op<RcondTOutSig>("linalg_pinv.out_rcond_tensor(Tensor self, Tensor rcond, bool hermitian=False, *, "
+                          "Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<RcondTOutSig, &pinv_rcond_t_out_k>("linalg_pinv.out_rcond_tensor");
+  define_op<TolTOutSig>("linalg_matrix_rank.atol_rtol_tensor_out(Tensor input, *, Tensor? atol=None, "
+                        "Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<TolTOutSig, &rank_t_out_k>("linalg_matrix_rank.atol_rtol_tensor_out");
+  define_op<TolFOutSig>("linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, "
+                        "bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<TolFOutSig, &rank_f_out_k>("linalg_matrix_rank.atol_rtol_float_out");
+  define_op<RcondOutSig>("linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> "
+                         "Tensor(a!)", fo);
+  register_composite<RcondOutSig, &rank_tol_out_k>("linalg_matrix_rank.out");
+  define_op<RcondTOutSig>("linalg_matrix_rank.out_tol_tensor(Tensor input, Tensor tol, bool hermitian=False, *, "
+                          "Tensor(a!) out) -> Tensor(a!)", fo);
+  register_composite<RcondTOutSig, &rank_tol_t_out_k>("linalg_matrix_rank.out_tol_tensor");
+  define_op<LstsqOutSig>("linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, "
+                         "Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> "
+                         "(Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values)",
+                         fo);
+  register_composite<LstsqOutSig, &lstsq_out_k>("linalg_lstsq.out");
+  define_op<SvdOldOutSig>("svd.U(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, "
+                          "Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)");
+  register_composite<SvdOldOutSig, &svd_old_out_k>("svd.U");
+  define_op<QrOldOutSig>("qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> "
+                         "(Tensor(a!) Q, Tensor(b!) R)");
+  register_composite<QrOldOutSig, &qr_old_out_k>("qr.Q");
 }
 
 }  // namespace
@@ -772,6 +878,27 @@ Tensor& cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
 Tensor& vecdot_out(Tensor& out, const Tensor& x, const Tensor& y, int64_t dim) {
   EMBER_CALL(CrossOutSig, "linalg_vecdot.out", x, y, dim, out);
 }
+Tensor& pinv_out(Tensor& out, const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  EMBER_CALL(TolFOutSig, "linalg_pinv.atol_rtol_float_out", A, atol, rtol, hermitian, out);
+}
+Tensor& pinv_out(Tensor& out, const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                 bool hermitian) {
+  EMBER_CALL(TolTOutSig, "linalg_pinv.atol_rtol_tensor_out", A, atol, rtol, hermitian, out);
+}
+Tensor& matrix_rank_out(Tensor& out, const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
+                        bool hermitian) {
+  EMBER_CALL(TolFOutSig, "linalg_matrix_rank.atol_rtol_float_out", A, atol, rtol, hermitian, out);
+}
+Tensor& matrix_rank_out(Tensor& out, const Tensor& A, const std::optional<Tensor>& atol,
+                        const std::optional<Tensor>& rtol, bool hermitian) {
+  EMBER_CALL(TolTOutSig, "linalg_matrix_rank.atol_rtol_tensor_out", A, atol, rtol, hermitian, out);
+}
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> lstsq_out(Tensor& solution, Tensor& residuals, Tensor& rank,
+                                                         Tensor& singular_values, const Tensor& A, const Tensor& B,
+                                                         std::optional<double> rcond,
+                                                         std::optional<std::string_view> driver) {
+  EMBER_CALL(LstsqOutSig, "linalg_lstsq.out", A, B, rcond, driver, solution, residuals, rank, singular_values);
+}
 }  // namespace linalg
 
 namespace linalg {
@@ -785,6 +912,13 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_
   EMBER_CALL(SvdOldSig, "svd", A, some, compute_uv);
 }
 std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some) { EMBER_CALL(QrOldSig, "qr", A, some); }
+std::tuple<Tensor&, Tensor&, Tensor&> svd_out(Tensor& U, Tensor& S, Tensor& V, const Tensor& A, bool some,
+                                              bool compute_uv) {
+  EMBER_CALL(SvdOldOutSig, "svd.U", A, some, compute_uv, U, S, V);
+}
+std::tuple<Tensor&, Tensor&> qr_out(Tensor& Q, Tensor& R, const Tensor& A, bool some) {
+  EMBER_CALL(QrOldOutSig, "qr.Q", A, some, Q, R);
+}
 Tensor pinverse(const Tensor& A, double rcond) { EMBER_CALL(PinverseSig, "pinverse", A, rcond); }
 Tensor matrix_exp(const Tensor& A) { EMBER_CALL(UnarySig, "matrix_exp", A); }
 #undef EMBER_CALL

@@ -142,7 +142,24 @@ _OUT_CASES = [
     ("multi_dot", lambda lib, a: (([a[0], a[1].mT, a[0]],), {}), 1),
     ("cross", lambda lib, a: ((a[..., :3], a[..., 1:]), {}), 1),
     ("vecdot", lambda lib, a: ((a, a + 1), {}), 1),
+    # the C++ out= overloads of pinv, matrix_rank, cond and lstsq (torch's overload names)
+    ("pinv", lambda lib, a: ((a,), {}), 1),
+    ("pinv", lambda lib, a: ((a, 0.1), {"hermitian": False}), 1),
+    ("pinv", lambda lib, a: ((a, lib.full((2,), 0.1, dtype=lib.float64)), {}), 1),
+    ("pinv", lambda lib, a: ((a + a.mT,), {"atol": 0.5, "rtol": 0.1, "hermitian": True}), 1),
+    ("pinv", lambda lib, a: ((a,), {"atol": lib.full((2,), 0.5, dtype=lib.float64)}), 1),
+    ("matrix_rank", lambda lib, a: ((a,), {}), 1),
+    ("matrix_rank", lambda lib, a: ((a, 2.5), {}), 1),
+    ("matrix_rank", lambda lib, a: ((a, lib.full((2,), 2.5, dtype=lib.float64)), {}), 1),
+    ("matrix_rank", lambda lib, a: ((a,), {"atol": 1.0, "rtol": 0.2}), 1),
+    ("matrix_rank", lambda lib, a: ((a,), {"rtol": lib.full((2,), 0.3, dtype=lib.float64)}), 1),
+    ("cond", lambda lib, a: ((a,), {}), 1),
+    ("cond", lambda lib, a: ((a, "fro"), {}), 1),
+    ("cond", lambda lib, a: ((a, -1), {}), 1),
+    ("lstsq", lambda lib, a: ((a, a[..., :2] + 1), {"driver": "gelsd"}), 4),
 ]
+# out dtypes these refuse: pinv, matrix_rank, cond and lstsq take any dtype the result casts to
+_WRONG_OUT = {"pinv": "int32", "matrix_rank": "bool", "cond": "int32", "lstsq": "int32"}
 
 
 @pytest.mark.parametrize("case", range(len(_OUT_CASES)))
@@ -163,9 +180,81 @@ def test_out_overloads_match_torch(case):
     for e, t in zip(*results):
         _close(e, t, "float64", 100)
     pos, kw = args(ember, ember.from_numpy(data.copy()))
-    wrong = ember.empty(0, dtype=ember.float32)
-    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+    wrong = ember.empty(0, dtype=getattr(ember, _WRONG_OUT.get(name, "float32")))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype|to be safely castable from"):
         getattr(ember.linalg, name)(*pos, **kw, out=wrong if nout == 1 else (wrong,) * nout)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "complex128"])
+@pytest.mark.parametrize("name", ["pinv", "matrix_rank", "cond"])
+def test_out_dtype_casts_match_torch(name, dtype):
+    # torch casts these results into any out dtype they cast to safely, and names the others
+    data = _data((2, 4, 4), "float64")
+    got = []
+    for lib in (ember, torch):
+        out = lib.empty(0, dtype=getattr(lib, dtype))
+        try:
+            getattr(lib.linalg, name)(lib.from_numpy(data.copy()), out=out)
+            got.append(out.numpy())
+        except RuntimeError as e:
+            got.append(str(e))
+    if isinstance(got[1], str):
+        assert got[0] == got[1]
+    else:
+        assert got[0].dtype == got[1].dtype
+        _close(got[0], got[1], "float32" if dtype == "float32" else "float64", 100)
+
+
+def _out_with_grad_input(lib, name, data):
+    a = lib.from_numpy(data.copy()).requires_grad_()
+    args = (a, a.detach()) if name == "lstsq" else (a,)
+    ref = getattr(lib.linalg, name)(*args)
+    outs = tuple(lib.empty(0, dtype=r.dtype) for r in (tuple(ref) if name == "lstsq" else (ref,)))
+    try:
+        getattr(lib.linalg, name)(*args, out=outs if name == "lstsq" else outs[0])
+    except RuntimeError as e:
+        assert "don't support automatic differentiation" in str(e)
+        return "raised", None
+    if not outs[0].requires_grad:
+        return "values", None
+    (g,) = lib.autograd.grad([outs[0].sum()], [a])
+    return "differentiable", g.detach().numpy()
+
+
+@pytest.mark.parametrize("name", ["pinv", "matrix_rank", "cond", "lstsq"])
+def test_out_with_grad_inputs_as_torch(name):
+    # pinv and lstsq refuse inputs that require grad; matrix_rank takes them (an integer
+    # result), and so does cond, whose out is a differentiable copy
+    data = _data((3, 3), "float64")
+    e, t = (_out_with_grad_input(lib, name, data) for lib in (ember, torch))
+    assert e[0] == t[0]
+    if t[1] is not None:
+        np.testing.assert_allclose(e[1], t[1], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["svd", "qr"])
+def test_top_level_out_forms_match_torch(name):
+    data = _data((2, 4, 3), "float64")
+    got = []
+    for lib in (ember, torch):
+        a = lib.from_numpy(data.copy())
+        n = 3 if name == "svd" else 2
+        outs = tuple(lib.empty(0, dtype=lib.float64) for _ in range(n))
+        r = getattr(lib, name)(a, name == "svd", out=outs)  # reduced svd, complete qr
+        assert all(x is o for x, o in zip(r, outs))
+        # gauge-free: the reconstruction, and |S| or |diag R|
+        if name == "svd":
+            U, S, V = outs
+            got.append(((U * S.unsqueeze(-2)) @ V.mT).numpy())
+            got.append(S.numpy())
+        else:
+            Q, R = outs
+            got.append((Q @ R).numpy())
+            got.append(R.diagonal(0, -2, -1).abs().numpy())
+    _close(got[0], got[2], "float64", 100)
+    _close(got[1], got[3], "float64", 100)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+        getattr(ember, name)(ember.from_numpy(data.copy()), out=(ember.empty(0, dtype=ember.float32),) * n)
 
 
 def _grad_both(fn, a):

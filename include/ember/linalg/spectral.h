@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 
 #include "ember/tensor.h"
 
@@ -64,8 +65,7 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
 Tensor diagonal(const Tensor& A, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 
 // out= forms (torch's): results written into the given tensors (resized; their dtypes must be
-// the results'), which are returned; inputs may not require grad. pinv, matrix_rank and cond
-// have theirs in Python only.
+// the results'), which are returned; inputs may not require grad.
 std::tuple<Tensor&, Tensor&> eigh_out(Tensor& eigenvalues, Tensor& eigenvectors, const Tensor& A,
                                       std::string_view UPLO = "L");
 Tensor& eigvalsh_out(Tensor& out, const Tensor& A, std::string_view UPLO = "L");
@@ -86,9 +86,66 @@ Tensor& norm_out(Tensor& out, const Tensor& A, const std::optional<Scalar>& ord 
                  OptDims dim = std::nullopt, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 Tensor& norm_out(Tensor& out, const Tensor& A, std::string_view ord, OptDims dim = std::nullopt, bool keepdim = false,
                  std::optional<ScalarType> dtype = std::nullopt);
+Tensor& pinv_out(Tensor& out, const Tensor& A, std::optional<double> atol = std::nullopt,
+                 std::optional<double> rtol = std::nullopt, bool hermitian = false);
+Tensor& pinv_out(Tensor& out, const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                 bool hermitian);
+Tensor& matrix_rank_out(Tensor& out, const Tensor& A, std::optional<double> atol = std::nullopt,
+                        std::optional<double> rtol = std::nullopt, bool hermitian = false);
+Tensor& matrix_rank_out(Tensor& out, const Tensor& A, const std::optional<Tensor>& atol,
+                        const std::optional<Tensor>& rtol, bool hermitian);
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> lstsq_out(Tensor& solution, Tensor& residuals, Tensor& rank,
+                                                         Tensor& singular_values, const Tensor& A, const Tensor& B,
+                                                         std::optional<double> rcond = std::nullopt,
+                                                         std::optional<std::string_view> driver = std::nullopt);
 Tensor& multi_dot_out(Tensor& out, TensorList tensors);
 Tensor& cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t dim = -1);
 Tensor& vecdot_out(Tensor& out, const Tensor& x, const Tensor& y, int64_t dim = -1);
+
+// A string literal converts both to string_view and (through bool) to Scalar, and a literal 0
+// both to Scalar and (as a null pointer) to string_view: these overloads, exact matches, send
+// literals and numbers to the intended form, so matrix_norm(A, "nuc"), norm(A, 0) and
+// matrix_norm_out(out, A, "fro") compile and mean what they say.
+template <size_t N>
+Tensor matrix_norm(const Tensor& A, const char (&ord)[N], IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm(A, std::string_view(ord), dim, keepdim, dtype);
+}
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor matrix_norm(const Tensor& A, T ord, IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm(A, Scalar(ord), dim, keepdim, dtype);
+}
+template <size_t N>
+Tensor& matrix_norm_out(Tensor& out, const Tensor& A, const char (&ord)[N], IntArrayRef dim = {-2, -1},
+                        bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm_out(out, A, std::string_view(ord), dim, keepdim, dtype);
+}
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor& matrix_norm_out(Tensor& out, const Tensor& A, T ord, IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                        std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm_out(out, A, Scalar(ord), dim, keepdim, dtype);
+}
+template <size_t N>
+Tensor norm(const Tensor& A, const char (&ord)[N], OptDims dim = std::nullopt, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt) {
+  return norm(A, std::string_view(ord), dim, keepdim, dtype);
+}
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor norm(const Tensor& A, T ord, OptDims dim = std::nullopt, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt) {
+  return norm(A, std::optional<Scalar>(Scalar(ord)), dim, keepdim, dtype);
+}
+template <size_t N>
+Tensor& norm_out(Tensor& out, const Tensor& A, const char (&ord)[N], OptDims dim = std::nullopt, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt) {
+  return norm_out(out, A, std::string_view(ord), dim, keepdim, dtype);
+}
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor& norm_out(Tensor& out, const Tensor& A, T ord, OptDims dim = std::nullopt, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt) {
+  return norm_out(out, A, std::optional<Scalar>(Scalar(ord)), dim, keepdim, dtype);
+}
 
 }  // namespace ember::linalg
 
@@ -96,7 +153,10 @@ namespace ember {
 // The top-level forms PyTorch keeps: svd returns V (not Vh), and zero-filled U, V when
 // compute_uv is false; qr's `some` is mode "reduced".
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some = true, bool compute_uv = true);
+std::tuple<Tensor&, Tensor&, Tensor&> svd_out(Tensor& U, Tensor& S, Tensor& V, const Tensor& A, bool some = true,
+                                              bool compute_uv = true);
 std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some = true);
+std::tuple<Tensor&, Tensor&> qr_out(Tensor& Q, Tensor& R, const Tensor& A, bool some = true);
 Tensor pinverse(const Tensor& A, double rcond = 1e-15);
 Tensor matrix_exp(const Tensor& A);
 
