@@ -69,6 +69,7 @@ std::string LogSoftmax::extra_repr() const { return "dim=" + std::to_string(dim)
 
 PReLU::PReLU(int64_t num_parameters, double init, TensorOptions options) : num_parameters(num_parameters) {
   EMBER_CHECK(num_parameters > 0, ValueError, "PReLU: num_parameters must be positive, got ", num_parameters);
+  bind_tensor("weight", &PReLU::weight);
   weight = register_parameter("weight", empty({num_parameters}, options));
   init::constant_(weight, init);
 }

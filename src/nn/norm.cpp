@@ -15,6 +15,11 @@ NormBase::NormBase(const char* kind, int64_t dims, int64_t num_features, double 
                    bool track_running_stats, const TensorOptions& options) {
   EMBER_CHECK(num_features > 0, ValueError, kind, dims, "d: num_features must be positive, got ", num_features);
   EMBER_CHECK(eps > 0, ValueError, kind, dims, "d: eps must be positive, got ", eps);
+  bind_tensor("weight", &NormBase::weight);
+  bind_tensor("bias", &NormBase::bias);
+  bind_tensor("running_mean", &NormBase::running_mean);
+  bind_tensor("running_var", &NormBase::running_var);
+  bind_tensor("num_batches_tracked", &NormBase::num_batches_tracked);
   if (affine) {
     weight = register_parameter("weight", empty({num_features}, options));
     bias = register_parameter("bias", empty({num_features}, options));
@@ -138,6 +143,8 @@ std::string InstanceNormNd::extra_repr() const {
 LayerNorm::LayerNorm(LayerNormOptions o) : options(std::move(o)) {
   EMBER_CHECK(!options.normalized_shape.empty(), ValueError, "LayerNorm: normalized_shape must be non-empty");
   detail::check_positive("LayerNorm", "normalized_shape", options.normalized_shape);
+  bind_tensor("weight", &LayerNorm::weight);
+  bind_tensor("bias", &LayerNorm::bias);
   if (options.elementwise_affine) {
     weight = register_parameter("weight", empty(options.normalized_shape, options.options));
     bias = register_parameter("bias", empty(options.normalized_shape, options.options));
@@ -175,6 +182,8 @@ GroupNorm::GroupNorm(GroupNormOptions o) : options(std::move(o)) {
               options.num_channels);
   EMBER_CHECK(options.num_channels % options.num_groups == 0, ValueError, "GroupNorm: num_channels (",
               options.num_channels, ") must be divisible by num_groups (", options.num_groups, ")");
+  bind_tensor("weight", &GroupNorm::weight);
+  bind_tensor("bias", &GroupNorm::bias);
   if (options.affine) {
     weight = register_parameter("weight", empty({options.num_channels}, options.options));
     bias = register_parameter("bias", empty({options.num_channels}, options.options));
