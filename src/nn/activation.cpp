@@ -1,6 +1,7 @@
 // Activation and dropout layers (include/ember/nn/activation.h).
 #include "ember/nn/activation.h"
 
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/ops.h"
 #include "nn/check.h"
@@ -122,7 +123,7 @@ Tensor Softmin::forward(const Tensor& input) {
   const int64_t n = std::max<int64_t>(input.dim(), 1);
   EMBER_CHECK(dim >= -n && dim < n, RuntimeError, name(), ": dim ", dim, " is out of range for an input of shape ",
               input.sizes());
-  return softmax(neg(input), dim);
+  return functional::softmin(input, dim);
 }
 std::string Softmin::extra_repr() const { return "dim=" + std::to_string(dim); }
 
