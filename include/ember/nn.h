@@ -10,6 +10,8 @@
 #include "ember/nn/norm.h"
 #include "ember/nn/activation.h"
 #include "ember/nn/loss.h"
+#include "ember/nn/distance.h"
+#include "ember/nn/functional.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/padding.h"
 #include "ember/nn/vision.h"

@@ -1,6 +1,7 @@
 // Activation and dropout layers (include/ember/nn/activation.h).
 #include "ember/nn/activation.h"
 
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/ops.h"
 #include "nn/check.h"
@@ -69,6 +70,7 @@ std::string LogSoftmax::extra_repr() const { return "dim=" + std::to_string(dim)
 
 PReLU::PReLU(int64_t num_parameters, double init, TensorOptions options) : num_parameters(num_parameters) {
   EMBER_CHECK(num_parameters > 0, ValueError, "PReLU: num_parameters must be positive, got ", num_parameters);
+  bind_tensor("weight", &PReLU::weight);
   weight = register_parameter("weight", empty({num_parameters}, options));
   init::constant_(weight, init);
 }
@@ -121,7 +123,7 @@ Tensor Softmin::forward(const Tensor& input) {
   const int64_t n = std::max<int64_t>(input.dim(), 1);
   EMBER_CHECK(dim >= -n && dim < n, RuntimeError, name(), ": dim ", dim, " is out of range for an input of shape ",
               input.sizes());
-  return softmax(neg(input), dim);
+  return functional::softmin(input, dim);
 }
 std::string Softmin::extra_repr() const { return "dim=" + std::to_string(dim); }
 

@@ -85,6 +85,8 @@ ConvNd::ConvNd(int64_t dims, bool transposed, ConvOptions o)
   shape.push_back(transposed ? op.in_channels : op.out_channels);
   shape.push_back((transposed ? op.out_channels : op.in_channels) / op.groups);
   for (int64_t k : op.kernel_size) shape.push_back(k);
+  bind_tensor("weight", &ConvNd::weight);
+  bind_tensor("bias", &ConvNd::bias);
   weight = register_parameter("weight", empty(shape, op.options));
   if (op.bias) bias = register_parameter("bias", empty({op.out_channels}, op.options));
   reset_parameters();

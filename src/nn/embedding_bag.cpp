@@ -22,6 +22,7 @@ EmbeddingBag::EmbeddingBag(const EmbeddingBagOptions& o) : options(o) {
                 " must be within num_embeddings (", o.num_embeddings, ")");
     if (*p < 0) *p += o.num_embeddings;
   }
+  bind_tensor("weight", &EmbeddingBag::weight);
   weight = register_parameter("weight", empty({o.num_embeddings, o.embedding_dim}, o.options));
   reset_parameters();
 }

@@ -3,6 +3,7 @@
 // numbers for a seed.
 #include "ember/nn/init.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -182,6 +183,20 @@ Tensor orthogonal_(Tensor t, double gain, Generator* gen) {
   if (rows < cols) q = q.t();
   t.view(q.sizes()).copy_(q);
   t.mul_(gain);
+  return t;
+}
+
+Tensor sparse_(Tensor t, double sparsity, double std, Generator* gen) {
+  EMBER_CHECK(t.dim() == 2, ValueError, "Only tensors with 2 dimensions are supported");
+  const int64_t rows = t.size(0), cols = t.size(1);
+  const int64_t num_zeros =
+      std::min(rows, static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows))));
+  NoGradGuard no_grad;
+  ember::normal_(t, 0, std, gen);
+  for (int64_t c = 0; c < cols; ++c) {
+    Tensor column = t.select(1, c);
+    index_fill_(column, 0, randperm(rows, gen).narrow(0, 0, num_zeros), Scalar(0.0));
+  }
   return t;
 }
 

@@ -16,6 +16,8 @@ Linear::Linear(const LinearOptions& o) : options(o) {
   EMBER_CHECK(o.in_features >= 0 && o.out_features >= 0, ValueError,
               "Linear: in_features and out_features must be non-negative, got ", o.in_features, " and ",
               o.out_features);
+  bind_tensor("weight", &Linear::weight);
+  bind_tensor("bias", &Linear::bias);
   weight = register_parameter("weight", empty({o.out_features, o.in_features}, o.options));
   if (o.bias) bias = register_parameter("bias", empty({o.out_features}, o.options));
   reset_parameters();
@@ -50,6 +52,8 @@ Bilinear::Bilinear(const BilinearOptions& o) : options(o) {
   EMBER_CHECK(o.in1_features >= 0 && o.in2_features >= 0 && o.out_features >= 0, ValueError,
               "Bilinear: feature counts must be non-negative, got ", o.in1_features, ", ", o.in2_features, " and ",
               o.out_features);
+  bind_tensor("weight", &Bilinear::weight);
+  bind_tensor("bias", &Bilinear::bias);
   weight = register_parameter("weight", empty({o.out_features, o.in1_features, o.in2_features}, o.options));
   if (o.bias) bias = register_parameter("bias", empty({o.out_features}, o.options));
   reset_parameters();
@@ -146,6 +150,7 @@ Embedding::Embedding(const EmbeddingOptions& o, const Tensor& w) : options(o) {
                 " must be within num_embeddings (", o.num_embeddings, ")");
     if (*p < 0) *p += o.num_embeddings;
   }
+  bind_tensor("weight", &Embedding::weight);
   if (w.defined()) {
     EMBER_CHECK(w.sizes() == IntArrayRef({o.num_embeddings, o.embedding_dim}), ValueError,
                 "Embedding: shape of weight does not match num_embeddings and embedding_dim: expected [",

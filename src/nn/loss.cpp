@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "ember/nn/functional.h"
 #include "ember/ops.h"
 #include "nn/check.h"
 
@@ -151,25 +152,15 @@ GaussianNLLLoss::GaussianNLLLoss(GaussianNLLLossOptions o) : ModuleBase("Gaussia
 Tensor GaussianNLLLoss::forward(const Tensor& input, const Tensor& target, const Tensor& var) {
   check_floating(*this, input);
   check_same_shape(*this, input, target);
-  Tensor v = var;
-  if (var.sizes() != input.sizes()) {
-    const IntArrayRef in = input.sizes(), vs = var.sizes();
-    const bool one_less = input.dim() >= 1 && vs == in.slice(0, in.size() - 1);
-    const bool last_one = input.dim() >= 1 && var.dim() == input.dim() && var.size(-1) == 1 &&
-                          vs.slice(0, vs.size() - 1) == in.slice(0, in.size() - 1);
-    // PyTorch's ValueError.
-    EMBER_CHECK(one_less || last_one, ValueError, name(), ": var is of incorrect size: expected ", in,
-                ", the same without its last dim, or a last dim of 1, got ", vs);
-    if (one_less) v = var.unsqueeze(-1);
-  }
+  const IntArrayRef in = input.sizes(), vs = var.sizes();
+  const bool fits = vs == in || (input.dim() >= 1 && vs == in.slice(0, in.size() - 1)) ||
+                    (input.dim() >= 1 && var.dim() == input.dim() && var.size(-1) == 1 &&
+                     vs.slice(0, vs.size() - 1) == in.slice(0, in.size() - 1));
+  // PyTorch's ValueError, with the layer and the shapes.
+  EMBER_CHECK(fits, ValueError, name(), ": var is of incorrect size: expected ", in,
+              ", the same without its last dim, or a last dim of 1, got ", vs);
   EMBER_CHECK(!any(lt(var, Scalar(0))).item<bool>(), ValueError, name(), ": var has negative entry/entries");
-  // Clamped for stability without changing var's gradient (PyTorch clamps a clone in place,
-  // untracked): v plus a constant correction.
-  const Tensor vd = v.detach();
-  v = add(v, sub(clamp_min(vd, Scalar(options.eps)), vd));
-  Tensor loss = mul(add(log(v), ember::div(pow(sub(input, target), 2.0), v)), Scalar(0.5));
-  if (options.full) loss = add(loss, Scalar(0.5 * std::log(2 * M_PI)));
-  return reduce(loss, reduction);
+  return functional::gaussian_nll_loss(input, target, var, options.full, options.eps, reduction);
 }
 
 KLDivLoss::KLDivLoss(int64_t reduction, bool log_target) : ModuleBase("KLDivLoss", reduction), log_target(log_target) {}
@@ -222,11 +213,7 @@ Tensor MultiLabelSoftMarginLoss::forward(const Tensor& input, const Tensor& targ
   EMBER_CHECK(input.dim() >= 1, RuntimeError, name(), ": expected input of shape (N, C) or (C), got shape ",
               input.sizes());
   check_same_shape(*this, input, target);
-  Tensor loss = neg(add(mul(target, log_sigmoid(input)), mul(add(neg(target), Scalar(1)), log_sigmoid(neg(input)))));
-  if (options.weight.defined()) loss = mul(loss, options.weight);
-  const int64_t class_dim = input.dim() - 1;
-  loss = ember::div(sum(loss, {class_dim}), Scalar(input.size(class_dim)));  // one loss per sample
-  return reduce(loss, reduction);
+  return functional::multilabel_soft_margin_loss(input, target, options.weight, reduction);
 }
 
 CosineEmbeddingLoss::CosineEmbeddingLoss(double margin, int64_t reduction)

@@ -67,6 +67,13 @@ HookHandle Module::register_forward_pre_hook(ForwardPreHook hook) {
   return HookHandle(hooks_, id);
 }
 
+std::vector<std::pair<HookHandle, const ForwardPreHook*>> Module::forward_pre_hooks() const {
+  std::vector<std::pair<HookHandle, const ForwardPreHook*>> out;
+  if (hooks_)
+    for (const auto& [id, hook] : hooks_->pre) out.emplace_back(HookHandle(hooks_, id), &hook);
+  return out;
+}
+
 HookHandle Module::register_forward_hook(ForwardHook hook) {
   if (!hooks_) hooks_ = std::make_shared<detail::Hooks>();
   const uint64_t id = hooks_->next_id++;
@@ -206,7 +213,7 @@ void Module::check_name(const std::string& name, char kind) const {
   EMBER_CHECK(!name.empty(), ValueError, what, " name can't be empty string \"\"");
   EMBER_CHECK(name.find('.') == std::string::npos, ValueError, what, " name can't contain \".\", got: ", name);
   const bool taken = (kind != 'p' && params_.contains(name)) || (kind != 'b' && buffers_.contains(name)) ||
-                     (kind != 'm' && children_.contains(name));
+                     (kind != 'm' && children_.contains(name)) || attrs_.contains(name);
   EMBER_CHECK(!taken, ValueError, "attribute '", name, "' already exists");
 }
 
@@ -218,6 +225,7 @@ Tensor Module::register_parameter(std::string name, Tensor t, bool requires_grad
                 "' as a function of another Tensor, compute the value in the forward() method.");
     autograd::set_requires_grad(t, requires_grad);
   }
+  sync_bound(name, t);
   params_.insert(std::move(name), t);
   return t;
 }
@@ -226,6 +234,7 @@ Tensor Module::register_buffer(std::string name, Tensor t, bool persistent) {
   check_name(name, 'b');
   std::erase(non_persistent_, name);
   if (!persistent) non_persistent_.push_back(name);
+  sync_bound(name, t);
   buffers_.insert(std::move(name), t);
   return t;
 }
@@ -238,7 +247,27 @@ void Module::register_child(std::string name, std::shared_ptr<Module> module) {
 
 bool Module::unregister(const std::string& name) {
   std::erase(non_persistent_, name);
-  return params_.erase(name) || buffers_.erase(name) || children_.erase(name);
+  return params_.erase(name) || buffers_.erase(name) || children_.erase(name) || attrs_.erase(name);
+}
+
+void Module::sync_bound(const std::string& name, const Tensor& t) {
+  if (const TensorAccess* access = bound_.find(name)) (*access)(*this) = t;
+}
+
+Tensor Module::tensor_attr(const std::string& name) const {
+  for (const OrderedDict<Tensor>* dict : {&params_, &buffers_, &attrs_})
+    if (const Tensor* t = dict->find(name)) return *t;
+  return Tensor();
+}
+
+void Module::set_tensor_attr(const std::string& name, Tensor t) {
+  EMBER_CHECK(!params_.contains(name), TypeError, "cannot assign a plain tensor as parameter '", name,
+              "' (torch.nn.Parameter or None expected)");
+  EMBER_CHECK(!children_.contains(name), TypeError, "cannot assign a tensor as child module '", name,
+              "' (torch.nn.Module or None expected)");
+  sync_bound(name, t);
+  if (Tensor* b = buffers_.find(name)) *b = std::move(t);
+  else attrs_.insert(name, std::move(t));
 }
 
 // ---------------------------------------------------------------- traversal

@@ -3,6 +3,7 @@
 #include "ember/nn/norm.h"
 
 #include "ember/autograd.h"
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/ops.h"
 #include "nn/check.h"
@@ -15,6 +16,11 @@ NormBase::NormBase(const char* kind, int64_t dims, int64_t num_features, double 
                    bool track_running_stats, const TensorOptions& options) {
   EMBER_CHECK(num_features > 0, ValueError, kind, dims, "d: num_features must be positive, got ", num_features);
   EMBER_CHECK(eps > 0, ValueError, kind, dims, "d: eps must be positive, got ", eps);
+  bind_tensor("weight", &NormBase::weight);
+  bind_tensor("bias", &NormBase::bias);
+  bind_tensor("running_mean", &NormBase::running_mean);
+  bind_tensor("running_var", &NormBase::running_var);
+  bind_tensor("num_batches_tracked", &NormBase::num_batches_tracked);
   if (affine) {
     weight = register_parameter("weight", empty({num_features}, options));
     bias = register_parameter("bias", empty({num_features}, options));
@@ -110,19 +116,8 @@ Tensor InstanceNormNd::normalize(const Tensor& input) {
     EMBER_CHECK(x.numel() / std::max<int64_t>(n * c, 1) > 1, ValueError, name(),
                 ": expected more than 1 spatial element when training, got input of shape ", input.sizes());
   }
-  // Batch norm of one sample with n * c channels; the statistics repeated per sample.
-  auto rep = [&](const Tensor& t) { return t.defined() ? std::optional<Tensor>(repeat(t, {n})) : std::nullopt; };
-  const std::optional<Tensor> rm = rep(running_mean), rv = rep(running_var);
-  DimVector shape{1, n * c};
-  for (int64_t d = 2; d < x.dim(); ++d) shape.push_back(x.size(d));
-  Tensor y = ember::batch_norm(x.reshape(shape), rep(weight), rep(bias), rm, rv, use_input_stats, options.momentum,
-                               options.eps);
-  if (use_input_stats && rm) {
-    autograd::NoGradGuard no_grad;
-    running_mean.copy_(rm->view({n, c}).mean({0}));
-    running_var.copy_(rv->view({n, c}).mean({0}));
-  }
-  y = y.view(x.sizes());
+  const Tensor y = functional::instance_norm(x, running_mean, running_var, weight, bias, use_input_stats,
+                                             options.momentum, options.eps);
   return batched ? y : y.squeeze(0);
 }
 
@@ -138,6 +133,8 @@ std::string InstanceNormNd::extra_repr() const {
 LayerNorm::LayerNorm(LayerNormOptions o) : options(std::move(o)) {
   EMBER_CHECK(!options.normalized_shape.empty(), ValueError, "LayerNorm: normalized_shape must be non-empty");
   detail::check_positive("LayerNorm", "normalized_shape", options.normalized_shape);
+  bind_tensor("weight", &LayerNorm::weight);
+  bind_tensor("bias", &LayerNorm::bias);
   if (options.elementwise_affine) {
     weight = register_parameter("weight", empty(options.normalized_shape, options.options));
     bias = register_parameter("bias", empty(options.normalized_shape, options.options));
@@ -175,6 +172,8 @@ GroupNorm::GroupNorm(GroupNormOptions o) : options(std::move(o)) {
               options.num_channels);
   EMBER_CHECK(options.num_channels % options.num_groups == 0, ValueError, "GroupNorm: num_channels (",
               options.num_channels, ") must be divisible by num_groups (", options.num_groups, ")");
+  bind_tensor("weight", &GroupNorm::weight);
+  bind_tensor("bias", &GroupNorm::bias);
   if (options.affine) {
     weight = register_parameter("weight", empty({options.num_channels}, options.options));
     bias = register_parameter("bias", empty({options.num_channels}, options.options));
@@ -212,21 +211,7 @@ Tensor LocalResponseNorm::forward(const Tensor& input) {
               ": expected 3D or higher dimensionality input (got ", input.dim(), " dimensions, shape ", input.sizes(),
               ")");
   EMBER_CHECK(input.is_floating_point(), TypeError, name(), ": expected a floating point input, got ", input.dtype());
-  if (input.numel() == 0) return input;
-  const int64_t size = options.size;
-  // The mean of the squares over a window of channels, zero-padded: an average pool along
-  // the channel dim of x^2 with a unit dim in front (as PyTorch computes it).
-  Tensor div = mul(input, input).unsqueeze(1);
-  if (input.dim() == 3) {
-    div = constant_pad_nd(div, {0, 0, size / 2, (size - 1) / 2});
-    div = avg_pool2d(div, {size, 1}, {1}).squeeze(1);
-  } else {
-    div = div.reshape({input.size(0), 1, input.size(1), input.size(2), -1});
-    div = constant_pad_nd(div, {0, 0, 0, 0, size / 2, (size - 1) / 2});
-    div = avg_pool3d(div, {size, 1, 1}, {1}).squeeze(1).reshape(input.sizes());
-  }
-  div = pow(add(mul(div, Scalar(options.alpha)), Scalar(options.k)), options.beta);
-  return ember::div(input, div);
+  return functional::local_response_norm(input, options.size, options.alpha, options.beta, options.k);
 }
 
 std::string LocalResponseNorm::extra_repr() const {

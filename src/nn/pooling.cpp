@@ -1,6 +1,7 @@
 // AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d, LPPool1d/2d (include/ember/nn/pooling.h).
 #include "ember/nn/pooling.h"
 
+#include "ember/nn/functional.h"
 #include "ember/ops.h"
 #include "nn/check.h"
 
@@ -106,13 +107,8 @@ Tensor LPPoolNd::pool(const Tensor& input) {
   const auto n = static_cast<size_t>(dims_);
   const auto k = detail::expand_param(name(), "kernel_size", op.kernel_size, n);
   const auto stride = op.stride.empty() ? k : detail::expand_param(name(), "stride", op.stride, n);
-  const Tensor x = pow(input, op.norm_type);
-  const Tensor avg = dims_ == 1 ? avg_pool1d(x, k, stride, {0}, op.ceil_mode)
-                                : avg_pool2d(x, k, stride, {0}, op.ceil_mode);
-  int64_t window = 1;
-  for (int64_t v : k) window *= v;
-  // The window sums (negative ones clamped to 0, as PyTorch), to the power 1/p.
-  return pow(mul(mul(sign(avg), relu(abs(avg))), Scalar(window)), 1.0 / op.norm_type);
+  if (dims_ == 1) return functional::lp_pool1d(input, op.norm_type, k[0], stride[0], op.ceil_mode);
+  return functional::lp_pool2d(input, op.norm_type, k, stride, op.ceil_mode);
 }
 
 std::string LPPoolNd::extra_repr() const {

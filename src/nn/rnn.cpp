@@ -52,14 +52,16 @@ struct RNNBase::Cell {
 };
 
 RNNBase::Cell RNNBase::make_cell(int64_t idx) const {
-  const auto& names = weight_names_[static_cast<size_t>(idx)];
+  const size_t first = first_weight_[static_cast<size_t>(idx)];
+  const size_t count = weight_names_[static_cast<size_t>(idx)].size();
+  const Tensor* w = flat_weights_.data() + first;
   Cell cell{&mode, mode == "LSTM", mode == "GRU", options.hidden_size, {}, {}, {}, {}, {}};
-  cell.w_ih_t = local_parameters()[names[0]].t();
-  cell.whh_t = local_parameters()[names[1]].t();
-  if (options.proj_size > 0) cell.whr_t = local_parameters()[names.back()].t();
+  cell.w_ih_t = w[0].t();
+  cell.whh_t = w[1].t();
+  if (options.proj_size > 0) cell.whr_t = w[count - 1].t();
   if (options.bias) {
-    cell.b_ih = local_parameters()[names[2]];
-    cell.b_hh = local_parameters()[names[3]];
+    cell.b_ih = w[2];
+    cell.b_hh = w[3];
     if (!cell.gru) {  // both biases go into the input projection (GRU's r multiplies h W_hn^T + b_hn)
       cell.b_ih = add(cell.b_ih, cell.b_hh);
       cell.b_hh = Tensor();
@@ -110,8 +112,12 @@ RNNBase::RNNBase(const std::string& layer, RNNOptions o) : options(std::move(o))
       }
       if (op.proj_size > 0) shapes.push_back({"weight_hr", {op.proj_size, op.hidden_size}});
       std::vector<std::string> names;
+      first_weight_.push_back(flat_weights_.size());
       for (auto& [base, shape] : shapes) {
         names.push_back(base + suffix);
+        const size_t i = flat_weights_.size();
+        flat_weights_.emplace_back();
+        bind_tensor(names.back(), [i](Module& m) -> Tensor& { return static_cast<RNNBase&>(m).flat_weights_[i]; });
         register_parameter(names.back(), empty(shape, op.options));
       }
       weight_names_.push_back(std::move(names));
@@ -127,10 +133,9 @@ void RNNBase::reset_parameters() {
 
 std::vector<std::vector<Tensor>> RNNBase::all_weights() const {
   std::vector<std::vector<Tensor>> out;
-  for (const auto& names : weight_names_) {
-    std::vector<Tensor> ws;
-    for (const auto& n : names) ws.push_back(local_parameters()[n]);
-    out.push_back(std::move(ws));
+  for (size_t idx = 0; idx < weight_names_.size(); ++idx) {
+    const auto first = flat_weights_.begin() + static_cast<std::ptrdiff_t>(first_weight_[idx]);
+    out.emplace_back(first, first + static_cast<std::ptrdiff_t>(weight_names_[idx].size()));
   }
   return out;
 }
@@ -160,7 +165,7 @@ Tensor RNNBase::check_state(const Tensor& s, const Tensor& input, bool batched, 
   EMBER_CHECK(s3.sizes() == IntArrayRef({layers, batch, size}), RuntimeError, layer, ": Expected ", what, " size ",
               tuple3(layers, batch, size), ", got ", detail::shape_str(s.sizes()),
               batched ? "" : " (unbatched, as (D * num_layers, H))");
-  detail::check_same_dtype(*this, s, local_parameters()[weight_names_[0][0]], what);
+  detail::check_same_dtype(*this, s, flat_weights_[0], what);
   return s3;
 }
 
@@ -175,7 +180,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tenso
               ": input.size(-1) must be equal to input_size. Expected ", op.input_size, ", got ", input.size(-1),
               " (input of shape ", input.sizes(), ")");
   EMBER_CHECK(input.is_floating_point(), TypeError, layer, ": expected a floating input, got ", input.dtype());
-  const Tensor& w0 = local_parameters()[weight_names_[0][0]];
+  const Tensor& w0 = flat_weights_[0];
   detail::check_same_dtype(*this, input, w0);
 
   const bool batched = input.dim() == 3;
@@ -235,7 +240,7 @@ std::tuple<PackedSequence, Tensor, Tensor> RNNBase::run_packed(const PackedSeque
   EMBER_CHECK(data.size(1) == op.input_size, RuntimeError, layer,
               ": input.size(-1) must be equal to input_size. Expected ", op.input_size, ", got ", data.size(1));
   EMBER_CHECK(data.is_floating_point(), TypeError, layer, ": expected a floating input, got ", data.dtype());
-  detail::check_same_dtype(*this, data, local_parameters()[weight_names_[0][0]]);
+  detail::check_same_dtype(*this, data, flat_weights_[0]);
   const Tensor bs_t = input.batch_sizes.to(kInt64).contiguous();
   const std::vector<int64_t> bs(bs_t.data_ptr<int64_t>(), bs_t.data_ptr<int64_t>() + bs_t.numel());
   const int64_t T = static_cast<int64_t>(bs.size()), B = T > 0 ? bs[0] : 0;
@@ -361,6 +366,10 @@ RNNCellBase::RNNCellBase(const std::string& layer, RNNCellOptions o, int64_t num
   EMBER_CHECK(op.input_size >= 0 && op.hidden_size > 0, ValueError, layer,
               ": input_size must be non-negative and hidden_size positive, got ", op.input_size, " and ",
               op.hidden_size);
+  bind_tensor("weight_ih", &RNNCellBase::weight_ih);
+  bind_tensor("weight_hh", &RNNCellBase::weight_hh);
+  bind_tensor("bias_ih", &RNNCellBase::bias_ih);
+  bind_tensor("bias_hh", &RNNCellBase::bias_hh);
   weight_ih = register_parameter("weight_ih", empty({num_chunks * op.hidden_size, op.input_size}, op.options));
   weight_hh = register_parameter("weight_hh", empty({num_chunks * op.hidden_size, op.hidden_size}, op.options));
   if (op.bias) {

@@ -80,6 +80,13 @@ MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& o) : opt
               " and ", vdim);
   head_dim = o.embed_dim / o.num_heads;
   const int64_t E = o.embed_dim;
+  bind_tensor("in_proj_weight", &MultiheadAttention::in_proj_weight);
+  bind_tensor("q_proj_weight", &MultiheadAttention::q_proj_weight);
+  bind_tensor("k_proj_weight", &MultiheadAttention::k_proj_weight);
+  bind_tensor("v_proj_weight", &MultiheadAttention::v_proj_weight);
+  bind_tensor("in_proj_bias", &MultiheadAttention::in_proj_bias);
+  bind_tensor("bias_k", &MultiheadAttention::bias_k);
+  bind_tensor("bias_v", &MultiheadAttention::bias_v);
   // Registration order is PyTorch's, for state_dict order.
   if (kdim == E && vdim == E) {
     in_proj_weight = register_parameter("in_proj_weight", empty({3 * E, E}, o.options));

@@ -2,7 +2,6 @@
 #include "ember/nn/utils.h"
 
 #include <algorithm>
-#include <mutex>
 #include <numeric>
 
 #include "ember/autograd.h"
@@ -155,47 +154,51 @@ PackedSequence pack_sequence(const std::vector<Tensor>& sequences, bool enforce_
 }  // namespace utils::rnn
 
 // ---------------------------------------------------------------- weight_norm, spectral_norm
-namespace utils::detail {
+namespace utils {
 
 namespace {
 
-// Module::unregister is protected; naming it through a derived class gives the member
-// pointer (never instantiated).
-struct Unregister : Module {
-  static bool call(Module& m, const std::string& name) { return (m.*&Unregister::unregister)(name); }
+// Module::unregister and local_parameters are protected; naming them through a derived
+// class gives the member pointers (never instantiated).
+struct Access : Module {
+  static bool remove(Module& m, const std::string& name) { return (m.*&Access::unregister)(name); }
+  // The parameter slot `name`, undefined for one registered as None; null when there is none.
+  static const Tensor* parameter_slot(const Module& m, const std::string& name) {
+    return (m.*&Access::local_parameters)().find(name);
+  }
 };
 
-// The hooks weight_norm and spectral_norm registered, to refuse a second one on the same
-// parameter and to find the hook to remove. Keyed by the module's weak pointer (the
-// templates take a shared_ptr), so a destroyed module's records are dropped.
-struct Record {
-  std::weak_ptr<Module> owner;
-  std::string kind, name;
-  HookHandle handle;
-  int64_t dim;  // what remove_* recompute the weight with
-};
-std::mutex records_mutex;
-std::vector<Record> records;
-
-Record* find_record(Module& m, const std::string& kind, const std::string& name) {
-  std::erase_if(records, [](const Record& r) { return r.owner.expired(); });
-  for (Record& r : records)
-    if (r.owner.lock().get() == &m && r.kind == kind && r.name == name) return &r;
-  return nullptr;
+// The hook of type H on `name` among m's forward pre-hooks (as PyTorch scans
+// _forward_pre_hooks for a WeightNorm of that name), with the handle that removes it.
+template <class H>
+std::optional<std::pair<HookHandle, const H*>> find_hook(const Module& m, const std::string& name) {
+  for (const auto& [handle, hook] : m.forward_pre_hooks())
+    if (const H* h = hook->template target<H>(); h && h->name == name) return std::make_pair(handle, h);
+  return std::nullopt;
 }
 
-Tensor parameter(const Module& m, const std::string& name) {
-  const Tensor* p = m.named_parameters(false).find(name);
-  return p ? *p : Tensor();
-}
-Tensor buffer(const Module& m, const std::string& name) {
-  const Tensor* b = m.named_buffers(false).find(name);
-  return b ? *b : Tensor();
+// The parameter `name` to replace, with torch's errors: getattr's AttributeError when the
+// module has no such attribute (weight_norm), the _parameters lookup's KeyError when it is
+// not a parameter; both are IndexError here, C++'s lookup error. The hook needs a typed
+// handle to set (or the layer would keep reading the replaced tensor).
+Tensor parameter_to_replace(const Module& m, const std::string& fn, const std::string& name, bool attribute_first) {
+  const Tensor* slot = Access::parameter_slot(m, name);
+  if (!slot) {
+    EMBER_CHECK(!attribute_first || m.tensor_attr(name).defined(), IndexError, "'", m.name(),
+                "' object has no attribute '", name, "'");
+    EMBER_FAIL(IndexError, "'", name, "': ", fn, " needs a parameter, and ", m.name(), " has no parameter '", name,
+                "'");
+  }
+  EMBER_CHECK(slot->defined(), ValueError, "`", fn == "spectral_norm" ? "SpectralNorm" : "WeightNorm",
+              "` cannot be applied as parameter `", name, "` is None");
+  EMBER_CHECK(m.has_bound_tensor(name), ValueError, fn, ": ", m.name(), " binds no tensor handle to parameter '",
+              name, "', so its forward would not see the normalized weight (Module::bind_tensor)");
+  return *slot;
 }
 
-void check_member(const Module& m, const MemberAccess& member, const std::string& fn, const std::string& name) {
-  EMBER_CHECK(member, ValueError, fn, ": ", m.name(), " has no tensor member '", name,
-              "' that the hook could set (weight and bias are supported)");
+bool is_transposed_conv(const Module& m) {
+  const std::string n = m.name();
+  return n == "ConvTranspose1d" || n == "ConvTranspose2d" || n == "ConvTranspose3d";
 }
 
 // The pow-norm of v over every dim but dim, kept as size 1 (dim -1: the whole norm).
@@ -212,13 +215,12 @@ Tensor norm_except_dim(const Tensor& v, int64_t dim) {
 struct WeightNormHook {
   std::string name;
   int64_t dim;
-  MemberAccess member;
   Tensor compute(const Module& m) const {
-    const Tensor g = parameter(m, name + "_g"), v = parameter(m, name + "_v");
+    const Tensor g = m.tensor_attr(name + "_g"), v = m.tensor_attr(name + "_v");
     return mul(v, div(g, norm_except_dim(v, dim)));
   }
   std::optional<Tensors> operator()(Module& m, const Tensors&) const {
-    member(m) = compute(m);
+    m.set_tensor_attr(name, compute(m));
     return std::nullopt;
   }
 };
@@ -229,7 +231,6 @@ struct SpectralNormHook {
   std::string name;
   int64_t n_power_iterations, dim;
   double eps;
-  MemberAccess member;
 
   Tensor to_matrix(const Tensor& w) const {
     Tensor wm = w;
@@ -242,8 +243,8 @@ struct SpectralNormHook {
     return wm.reshape({wm.size(0), -1});
   }
   Tensor compute(const Module& m, bool power_iteration) const {
-    const Tensor w = parameter(m, name + "_orig");
-    Tensor u = buffer(m, name + "_u"), v = buffer(m, name + "_v");
+    const Tensor w = m.tensor_attr(name + "_orig");
+    Tensor u = m.tensor_attr(name + "_u"), v = m.tensor_attr(name + "_v");
     const Tensor wm = to_matrix(w);
     if (power_iteration) {
       {
@@ -260,71 +261,54 @@ struct SpectralNormHook {
     return div(w, dot(u, mv(wm, v)));
   }
   std::optional<Tensors> operator()(Module& m, const Tensors&) const {
-    member(m) = compute(m, m.is_training());
+    m.set_tensor_attr(name, compute(m, m.is_training()));
     return std::nullopt;
   }
 };
 
-std::string repr_of(const Module& m) { return m.repr(); }
-
 }  // namespace
 
-bool is_transposed_conv(const Module& m) {
-  const std::string n = m.name();
-  return n == "ConvTranspose1d" || n == "ConvTranspose2d" || n == "ConvTranspose3d";
-}
-
-void weight_norm(Module& m, const std::string& name, std::optional<int64_t> dim_in, MemberAccess member) {
-  std::lock_guard lock(records_mutex);
-  EMBER_CHECK(!find_record(m, "weight_norm", name), RuntimeError,
+void weight_norm(Module& m, const std::string& name, std::optional<int64_t> dim_in) {
+  EMBER_CHECK(!find_hook<WeightNormHook>(m, name), RuntimeError,
               "Cannot register two weight_norm hooks on the same parameter ", name);
-  check_member(m, member, "weight_norm", name);
-  const Tensor weight = parameter(m, name);
-  EMBER_CHECK(weight.defined(), ValueError, "weight_norm: ", m.name(), " has no parameter '", name, "'");
+  const Tensor weight = parameter_to_replace(m, "weight_norm", name, true);
   const int64_t dim = dim_in.value_or(-1);
   if (dim != -1) wrap_dim(dim, weight.dim(), "weight_norm");  // checked before anything changes
-  WeightNormHook hook{name, dim, member};
-  Tensor g, v;
+  const WeightNormHook hook{name, dim};
+  Tensor g;
   {
     autograd::NoGradGuard no_grad;
     g = norm_except_dim(weight, dim).detach();
   }
-  v = weight.detach();
-  Unregister::call(m, name);
+  Access::remove(m, name);
   m.register_parameter(name + "_g", g);
-  m.register_parameter(name + "_v", v);
-  member(m) = hook.compute(m);
-  records.push_back({m.weak_from_this(), "weight_norm", name, m.register_forward_pre_hook(hook), dim});
+  m.register_parameter(name + "_v", weight.detach());
+  m.set_tensor_attr(name, hook.compute(m));
+  m.register_forward_pre_hook(hook);
 }
 
-void remove_weight_norm(Module& m, const std::string& name, MemberAccess member) {
-  std::lock_guard lock(records_mutex);
-  Record* r = find_record(m, "weight_norm", name);
-  EMBER_CHECK(r && member, ValueError, "weight_norm of '", name, "' not found in ", repr_of(m));
+void remove_weight_norm(Module& m, const std::string& name) {
+  const auto found = find_hook<WeightNormHook>(m, name);
+  EMBER_CHECK(found, ValueError, "weight_norm of '", name, "' not found in ", m.repr());
   Tensor weight;
   {
     autograd::NoGradGuard no_grad;
-    weight = WeightNormHook{name, r->dim, member}.compute(m).detach();
+    weight = found->second->compute(m).detach();
   }
-  r->handle.remove();
-  std::erase_if(records, [&](const Record& x) { return &x == r; });
-  Unregister::call(m, name + "_g");
-  Unregister::call(m, name + "_v");
-  member(m) = m.register_parameter(name, weight);
+  HookHandle(found->first).remove();
+  for (const char* suffix : {"", "_g", "_v"}) Access::remove(m, name + suffix);
+  m.register_parameter(name, weight);
 }
 
-void spectral_norm(Module& m, const std::string& name, int64_t n_power_iterations, double eps, int64_t dim,
-                   MemberAccess member) {
-  std::lock_guard lock(records_mutex);
-  EMBER_CHECK(!find_record(m, "spectral_norm", name), RuntimeError,
+void spectral_norm(Module& m, const std::string& name, int64_t n_power_iterations, double eps,
+                   std::optional<int64_t> dim_in) {
+  EMBER_CHECK(!find_hook<SpectralNormHook>(m, name), RuntimeError,
               "Cannot register two spectral_norm hooks on the same parameter ", name);
   EMBER_CHECK(n_power_iterations > 0, ValueError,
               "Expected n_power_iterations to be positive, but got n_power_iterations=", n_power_iterations);
-  check_member(m, member, "spectral_norm", name);
-  const Tensor weight = parameter(m, name);
-  EMBER_CHECK(weight.defined(), ValueError, "`SpectralNorm` cannot be applied as parameter `", name, "` is None");
-  dim = wrap_dim(dim, weight.dim(), "spectral_norm");
-  SpectralNormHook hook{name, n_power_iterations, dim, eps, member};
+  const Tensor weight = parameter_to_replace(m, "spectral_norm", name, false);
+  const int64_t dim = wrap_dim(dim_in ? *dim_in : is_transposed_conv(m) ? 1 : 0, weight.dim(), "spectral_norm");
+  const SpectralNormHook hook{name, n_power_iterations, dim, eps};
   Tensor u, v;
   {
     autograd::NoGradGuard no_grad;
@@ -333,31 +317,27 @@ void spectral_norm(Module& m, const std::string& name, int64_t n_power_iteration
     u = normalize(normal(0.0, 1.0, {wm.size(0)}, nullptr, opts), eps);
     v = normalize(normal(0.0, 1.0, {wm.size(1)}, nullptr, opts), eps);
   }
-  Unregister::call(m, name);
+  Access::remove(m, name);
   m.register_parameter(name + "_orig", weight);
-  // Until the first call, the member is the unnormalized weight (as PyTorch's weight.data).
-  member(m) = weight.detach();
+  // Until the first call, the attribute is the unnormalized weight (as PyTorch's weight.data).
+  m.set_tensor_attr(name, weight.detach());
   m.register_buffer(name + "_u", u);
   m.register_buffer(name + "_v", v);
-  records.push_back({m.weak_from_this(), "spectral_norm", name, m.register_forward_pre_hook(hook), dim});
+  m.register_forward_pre_hook(hook);
 }
 
-void remove_spectral_norm(Module& m, const std::string& name, MemberAccess member) {
-  std::lock_guard lock(records_mutex);
-  Record* r = find_record(m, "spectral_norm", name);
-  EMBER_CHECK(r && member, ValueError, "spectral_norm of '", name, "' not found in ", repr_of(m));
+void remove_spectral_norm(Module& m, const std::string& name) {
+  const auto found = find_hook<SpectralNormHook>(m, name);
+  EMBER_CHECK(found, ValueError, "spectral_norm of '", name, "' not found in ", m.repr());
   Tensor weight;
   {
     autograd::NoGradGuard no_grad;
-    weight = SpectralNormHook{name, 1, r->dim, 0.0, member}.compute(m, false).detach();
+    weight = found->second->compute(m, false).detach();
   }
-  r->handle.remove();
-  std::erase_if(records, [&](const Record& x) { return &x == r; });
-  Unregister::call(m, name + "_u");
-  Unregister::call(m, name + "_v");
-  Unregister::call(m, name + "_orig");
-  member(m) = m.register_parameter(name, weight);
+  HookHandle(found->first).remove();
+  for (const char* suffix : {"", "_u", "_v", "_orig"}) Access::remove(m, name + suffix);
+  m.register_parameter(name, weight);
 }
 
-}  // namespace utils::detail
+}  // namespace utils
 }  // namespace ember::nn

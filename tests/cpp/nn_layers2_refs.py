@@ -117,6 +117,36 @@ case("GLU", lambda: nn.GLU(1), lambda: [f((2, 4, 3), 36)])
 case("Softmin", lambda: nn.Softmin(1), lambda: [f((2, 4, 3), 37)])
 case("Softmax2d", lambda: nn.Softmax2d(), lambda: [f((1, 3, 2, 2), 38)])
 
+# ---------------------------------------------------------------- distances
+case("PairwiseDistance", lambda: nn.PairwiseDistance(), lambda: [f((3, 4), 39), f((3, 4), 40)])
+case("PairwiseDistanceP1Keepdim", lambda: nn.PairwiseDistance(p=1.0, eps=1e-3, keepdim=True),
+     lambda: [f((3, 4), 41), f((4,), 42)])
+case("PairwiseDistanceNegativeP", lambda: nn.PairwiseDistance(p=-1.5), lambda: [f((4,), 43), f((4,), 44)])
+case("CosineSimilarity", lambda: nn.CosineSimilarity(), lambda: [f((3, 4), 45), f((3, 4), 46)])
+case("CosineSimilarityDim0Broadcast", lambda: nn.CosineSimilarity(dim=0, eps=1e-6),
+     lambda: [f((3, 4, 2), 47), f((3, 1, 2), 48)])
+
+# ---------------------------------------------------------------- nn.functional's composites
+# (C++: nn::functional, include/ember/nn/functional.h), run on an Identity module.
+RM, RV = det((3,), 104), det((3,), 105, True)
+case("F_softmin", nn.Identity, lambda: [f((2, 4, 3), 90)], lambda m, x: [F.softmin(x, 1)])
+case("F_normalize", nn.Identity, lambda: [f((3, 4), 91)], lambda m, x: [F.normalize(x, 3.0, 0, 1e-3)])
+case("F_local_response_norm4d", nn.Identity, lambda: [f((2, 5, 3, 2), 92)],
+     lambda m, x: [F.local_response_norm(x, 3, 0.01, 0.6, 1.5)])
+case("F_local_response_norm3d", nn.Identity, lambda: [f((2, 5, 4), 93)], lambda m, x: [F.local_response_norm(x, 2)])
+case("F_lp_pool1d", nn.Identity, lambda: [p((2, 3, 7), 94)], lambda m, x: [F.lp_pool1d(x, 2.0, 3, 2, True)])
+case("F_lp_pool2d", nn.Identity, lambda: [p((2, 3, 6, 5), 95)], lambda m, x: [F.lp_pool2d(x, 1.5, (2, 3))])
+case("F_instance_norm", nn.Identity, lambda: [f((2, 3, 5), 96)],
+     lambda m, x: [F.instance_norm(x, weight=det((3,), 97), bias=det((3,), 98), eps=1e-3)])
+case("F_instance_norm_running", nn.Identity, lambda: [f((2, 3, 2, 2), 99), RM.clone(), RV.clone()],
+     lambda m, x, rm, rv: [F.instance_norm(x, rm, rv, momentum=0.3), rm, rv])
+case("F_instance_norm_eval", nn.Identity, lambda: [f((2, 3, 4), 100)],
+     lambda m, x: [F.instance_norm(x, RM, RV, use_input_stats=False)])
+case("F_gaussian_nll_loss", nn.Identity, lambda: [f((3, 2), 101), det((3, 2), 102), p((3,), 103)],
+     lambda m, x, t, v: [F.gaussian_nll_loss(x, t, v, full=True, eps=1e-3, reduction="sum")])
+case("F_multilabel_soft_margin_loss", nn.Identity, lambda: [f((2, 3), 106), vals([1, 0, 0, 1, 1, 0], (2, 3))],
+     lambda m, x, t: [F.multilabel_soft_margin_loss(x, t, det((3,), 107, True), reduction="none")])
+
 # ---------------------------------------------------------------- blocks, pixels, resampling
 case("Fold", lambda: nn.Fold((4, 5), (2, 3), padding=(1, 0)), lambda: [f((1, 12, 15), 39)])
 case("Unfold", lambda: nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), lambda: [f((1, 2, 5, 6), 40)])

@@ -160,6 +160,70 @@ error("spectral_norm_iterations", lambda: nn.utils.spectral_norm(nn.Linear(4, 3)
 error("remove_spectral_norm_missing", lambda: nn.utils.remove_spectral_norm(nn.Linear(4, 3)))
 
 
+# ---------------------------------------------------------------- any parameter's name
+# weight_norm on an LSTM's weight_hh_l0 (dim 0) and spectral_norm on its weight_ih_l0 (2
+# power iterations); both on a module whose parameters are called scale and shift.
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.empty(3, 4))
+        self.shift = nn.Parameter(torch.empty(3))
+
+    def forward(self, x):
+        return x @ self.scale.t() + self.shift
+
+
+def lstm_outputs(m, x):
+    out, (h, c) = m(x)
+    return [out, h, c]
+
+
+ANY_NAME_CASES = [("lstm", "weight_hh_l0", 0), ("scaled", "scale", None), ("scaled", "shift", 0)]
+for kind, pname, dim in ANY_NAME_CASES:
+    for fn in ("weight_norm", "spectral_norm"):
+        pre = f"{fn}_any/{kind}/{pname}"
+        m = nn.LSTM(I, H) if kind == "lstm" else Scaled()
+        set_params(m)
+        x = inp((T, 2, I), 1.0) if kind == "lstm" else inp((2, 4), 1.0)
+        run = lstm_outputs if kind == "lstm" else (lambda m, x: [m(x)])
+        if fn == "weight_norm":
+            nn.utils.weight_norm(m, pname, dim=dim)
+            add(f"{pre}/{pname}_g", getattr(m, pname + "_g"))
+        else:
+            nn.utils.spectral_norm(m, pname, n_power_iterations=2, dim=dim or 0)
+            with torch.no_grad():
+                getattr(m, pname + "_u").copy_(formula(getattr(m, pname + "_u").shape, 0.61, 5.0))
+                getattr(m, pname + "_v").copy_(formula(getattr(m, pname + "_v").shape, 0.61, 6.0))
+            run(m, inp(x.shape, 2.0))  # a first training call moves u and v
+        outs = run(m, x)
+        loss = sum((o * gw(o.shape, 5.0 + k)).sum() for k, o in enumerate(outs))
+        for k, o in enumerate(outs):
+            add(f"{pre}/y{k}", o)
+        names = [n for n, _ in m.named_parameters()]
+        grads = torch.autograd.grad(loss, [getattr(m, n) for n in names] + [x])
+        for n, g in zip(names + ["x"], grads):
+            add(f"{pre}/grad/{n}", g)
+        if fn == "spectral_norm":
+            add(f"{pre}/u", getattr(m, pname + "_u"))
+            add(f"{pre}/v", getattr(m, pname + "_v"))
+            m.eval()
+            for k, o in enumerate(run(m, x)):
+                add(f"{pre}/y_eval{k}", o)
+            nn.utils.remove_spectral_norm(m, pname)
+        else:
+            nn.utils.remove_weight_norm(m, pname)
+        add(f"{pre}/removed", getattr(m, pname))
+
+error("weight_norm_no_attribute", lambda: nn.utils.weight_norm(nn.Linear(4, 3), "foo"))
+error("weight_norm_buffer", lambda: nn.utils.weight_norm(nn.BatchNorm1d(3), "running_mean"))
+error("spectral_norm_no_parameter", lambda: nn.utils.spectral_norm(nn.Linear(4, 3), "foo"))
+error("spectral_norm_buffer", lambda: nn.utils.spectral_norm(nn.BatchNorm1d(3), "running_mean"))
+error("remove_weight_norm_other_name",
+      lambda: nn.utils.remove_weight_norm(nn.utils.weight_norm(nn.Linear(4, 3)), "bias"))
+error("remove_spectral_norm_other_name",
+      lambda: nn.utils.remove_spectral_norm(nn.utils.spectral_norm(nn.Linear(4, 3)), "bias"))
+
+
 # ---------------------------------------------------------------- write
 def cstr(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

@@ -1,6 +1,6 @@
 // The C++ layers added after the first set (include/ember/nn/pooling.h, padding.h,
-// vision.h; conv padding modes; InstanceNorm, LocalResponseNorm; more activations and
-// losses): outputs and gradients against PyTorch's numbers (nn_layers2_refs.h, written by
+// vision.h, distance.h; conv padding modes; InstanceNorm, LocalResponseNorm; more activations
+// and losses): outputs and gradients against PyTorch's numbers (nn_layers2_refs.h, written by
 // nn_layers2_refs.py with the same layers, weights and inputs), printing, state_dict keys, and
 // the errors for bad inputs and options.
 #include <cmath>
@@ -327,6 +327,60 @@ TEST(NnLayers2, ActivationsMatchPyTorch) {
   }
   fad.eval();
   EXPECT_EQ(as_double(fad(ones({2, 3}))), std::vector<double>(6, 1.0));
+}
+
+TEST(NnLayers2, DistancesMatchPyTorch) {
+  check1("PairwiseDistance", nn::PairwiseDistance(), {f({3, 4}, 39), f({3, 4}, 40)});
+  check1("PairwiseDistanceP1Keepdim", nn::PairwiseDistance({.p = 1.0, .eps = 1e-3, .keepdim = true}),
+         {f({3, 4}, 41), f({4}, 42)});
+  check1("PairwiseDistanceNegativeP", nn::PairwiseDistance({.p = -1.5}), {f({4}, 43), f({4}, 44)});
+  check1("CosineSimilarity", nn::CosineSimilarity(), {f({3, 4}, 45), f({3, 4}, 46)});
+  check1("CosineSimilarityDim0Broadcast", nn::CosineSimilarity({.dim = 0, .eps = 1e-6}),
+         {f({3, 4, 2}, 47), f({3, 1, 2}, 48)});
+  EXPECT_EQ(repr(nn::PairwiseDistance()), "PairwiseDistance()");
+  EXPECT_EQ(repr(nn::CosineSimilarity()), "CosineSimilarity()");
+  expect_error<RuntimeError>([] { nn::cosine_similarity(ones({2, 3}, kComplexDouble), ones({2, 3})); },
+                             "cosine_similarity(): complex inputs are not supported");
+}
+
+TEST(NnLayers2, FunctionalCompositesMatchPyTorch) {
+  namespace F = nn::functional;
+  nn::Identity id;
+  auto run = [&](const std::string& key, const Tensors& inputs, const std::function<Tensors(const Tensors&)>& fn) {
+    check(key, id, inputs, fn);
+  };
+  run("F_softmin", {f({2, 4, 3}, 90)}, [](const Tensors& x) { return Tensors{F::softmin(x[0], 1)}; });
+  run("F_normalize", {f({3, 4}, 91)}, [](const Tensors& x) { return Tensors{F::normalize(x[0], 3.0, 0, 1e-3)}; });
+  run("F_local_response_norm4d", {f({2, 5, 3, 2}, 92)},
+      [](const Tensors& x) { return Tensors{F::local_response_norm(x[0], 3, 0.01, 0.6, 1.5)}; });
+  run("F_local_response_norm3d", {f({2, 5, 4}, 93)},
+      [](const Tensors& x) { return Tensors{F::local_response_norm(x[0], 2)}; });
+  run("F_lp_pool1d", {p({2, 3, 7}, 94)}, [](const Tensors& x) { return Tensors{F::lp_pool1d(x[0], 2.0, 3, 2, true)}; });
+  run("F_lp_pool2d", {p({2, 3, 6, 5}, 95)}, [](const Tensors& x) { return Tensors{F::lp_pool2d(x[0], 1.5, {2, 3})}; });
+  run("F_instance_norm", {f({2, 3, 5}, 96)}, [](const Tensors& x) {
+    return Tensors{F::instance_norm(x[0], {}, {}, det({3}, 97), det({3}, 98), true, 0.1, 1e-3)};
+  });
+  run("F_instance_norm_running", {f({2, 3, 2, 2}, 99), det({3}, 104), det({3}, 105, true)}, [](const Tensors& x) {
+    return Tensors{F::instance_norm(x[0], x[1], x[2], {}, {}, true, 0.3), x[1], x[2]};
+  });
+  run("F_instance_norm_eval", {f({2, 3, 4}, 100)}, [](const Tensors& x) {
+    return Tensors{F::instance_norm(x[0], det({3}, 104), det({3}, 105, true), {}, {}, false)};
+  });
+  run("F_gaussian_nll_loss", {f({3, 2}, 101), det({3, 2}, 102), p({3}, 103)}, [](const Tensors& x) {
+    return Tensors{F::gaussian_nll_loss(x[0], x[1], x[2], true, 1e-3, Reduction::Sum)};
+  });
+  run("F_multilabel_soft_margin_loss", {f({2, 3}, 106), vals({1, 0, 0, 1, 1, 0}, {2, 3})}, [](const Tensors& x) {
+    return Tensors{F::multilabel_soft_margin_loss(x[0], x[1], det({3}, 107, true), Reduction::None)};
+  });
+  // torch's errors.
+  expect_error<ValueError>([] { F::local_response_norm(ones({2, 3}), 2); },
+                           "Expected 3D or higher dimensionality input (got 2 dimensions)");
+  expect_error<ValueError>([] { F::gaussian_nll_loss(ones({2, 3}), ones({2, 3}), ones({3, 3})); },
+                           "var is of incorrect size");
+  expect_error<ValueError>([] { F::gaussian_nll_loss(ones({2, 3}), ones({2, 3}), full({2}, -1.0)); },
+                           "var has negative entry/entries");
+  expect_error<ValueError>([] { F::instance_norm(ones({2, 3, 1})); },
+                           "Expected more than 1 spatial element when training, got input size [2, 3, 1]");
 }
 
 TEST(NnLayers2, ActivationReprAndErrors) {

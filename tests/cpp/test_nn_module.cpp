@@ -797,6 +797,17 @@ TEST(NnModuleInit, InitializersAndGain) {
     Tensor gram = q.size(0) >= q.size(1) ? matmul(q.t(), q) : matmul(q, q.t());
     EXPECT_LT(max_abs_diff(gram, mul(eye(gram.size(0), std::nullopt, kDouble), 4.0)), 1e-10);
   }
+  // sparse_: the normal draw, then ceil(0.3 * 10) = 3 zeros in every column.
+  manual_seed(7);
+  Tensor sp = nn::init::sparse_(empty({10, 6}, kDouble), 0.3, 0.5);
+  manual_seed(7);
+  Tensor drawn = empty({10, 6}, kDouble);
+  normal_(drawn, 0.0, 0.5, nullptr);
+  const Tensor zero = eq(sp, 0.0);
+  EXPECT_EQ(as_double(sum(zero, std::vector<int64_t>{0})), std::vector<double>(6, 3.0));
+  EXPECT_EQ(max_abs_diff(where(zero, zeros_like(drawn), drawn), sp), 0.0);
+  EXPECT_EQ(sum(eq(nn::init::sparse_(empty({4, 3}, kDouble), 2.0), 0.0)).item<int64_t>(), 12);  // capped at rows
+  expect_error<ValueError>([] { nn::init::sparse_(empty({3}), 0.1); }, "Only tensors with 2 dimensions are supported");
 }
 
 TEST(NnModuleInit, GradientUtilities) {

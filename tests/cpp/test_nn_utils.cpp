@@ -1,8 +1,8 @@
 // The C++ nn::utils (include/ember/nn/utils.h) against PyTorch: packed and padded sequences
 // (values, round trips, gradients), RNN, LSTM and GRU on packed input (outputs, final states,
-// parameter and input gradients), weight_norm and spectral_norm on a Linear (outputs,
-// gradients, u and v after training-mode calls, remove_*), and the errors with torch's
-// messages. The numbers come from tests/cpp/nn_utils_refs.h (written by
+// parameter and input gradients), weight_norm and spectral_norm on a Linear, on an LSTM's
+// weight_hh_l0 and on a custom module's parameters (outputs, gradients, u and v after
+// training-mode calls, remove_*), and the errors with torch's messages. The numbers come from tests/cpp/nn_utils_refs.h (written by
 // tests/cpp/nn_utils_refs.py from the same deterministic formulas).
 #include <algorithm>
 #include <cmath>
@@ -243,7 +243,7 @@ TEST(NnUtils, WeightNormErrorsLeaveModuleUnchanged) {
   testing::expect_error<IndexError>([&] { nn::utils::weight_norm(lin, "weight", 2); }, "out of range");
   EXPECT_EQ(lin->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
   auto relu = std::make_shared<nn::ReLU>();
-  testing::expect_error<ValueError>([&] { nn::utils::weight_norm(relu); }, "ReLU has no tensor member 'weight'");
+  testing::expect_error<IndexError>([&] { nn::utils::weight_norm(relu); }, "'ReLU' object has no attribute 'weight'");
   nn::utils::weight_norm(lin);
   expect_torch_error([&] { nn::utils::weight_norm(lin); }, "weight_norm_twice");
   EXPECT_EQ(lin->named_parameters().keys(), (std::vector<std::string>{"bias", "weight_g", "weight_v"}));
@@ -308,6 +308,154 @@ TEST(NnUtils, SpectralNormErrorsLeaveModuleUnchanged) {
   EXPECT_TRUE(allclose(lin->weight, lin->named_parameters()["weight_orig"]));
   (*lin)(ones({1, 4}, TensorOptions(kDouble)));
   EXPECT_FALSE(allclose(lin->weight, lin->named_parameters()["weight_orig"]));
+}
+
+// ---------------------------------------------------------------- any parameter's name
+
+// A module whose parameters have names no layer uses; its forward reads the bound handles,
+// which registration fills.
+struct Scaled : nn::ModuleBase<Scaled> {
+  Tensor scale, shift;
+  Scaled() {
+    bind_tensor("scale", &Scaled::scale);
+    bind_tensor("shift", &Scaled::shift);
+    register_parameter("scale", zeros({3, 4}, TensorOptions(kDouble)));
+    register_parameter("shift", zeros({3}, TensorOptions(kDouble)));
+  }
+  Tensor forward(const Tensor& x) { return add(matmul(x, scale.t()), shift); }
+};
+
+// The same module without bound handles: its forward would never see a normalized weight.
+struct Unbound : nn::ModuleBase<Unbound> {
+  Tensor w;
+  Unbound() { w = register_parameter("w", zeros({3, 4}, TensorOptions(kDouble))); }
+  Tensor forward(const Tensor& x) { return matmul(x, w.t()); }
+};
+
+std::shared_ptr<nn::Module> make_any(const std::string& kind) {
+  if (kind == "lstm")
+    return std::make_shared<nn::LSTM>(nn::LSTMOptions{.input_size = kI, .hidden_size = kH, .options = kDouble});
+  return std::make_shared<Scaled>();
+}
+
+Tensors run_any(nn::Module& m, const std::string& kind, const Tensor& x) {
+  if (kind == "lstm") {
+    auto [out, h, c] = static_cast<nn::LSTM&>(m)(x);
+    return {out, h, c};
+  }
+  return {static_cast<Scaled&>(m)(x)};
+}
+
+TEST(NnUtils, NormHooksOnAnyParameterMatchTorch) {
+  for (const auto& [kind, pname, dim] : std::vector<std::tuple<std::string, std::string, std::optional<int64_t>>>{
+           {"lstm", "weight_hh_l0", 0}, {"scaled", "scale", std::nullopt}, {"scaled", "shift", 0}}) {
+    for (const std::string fn : {"weight_norm", "spectral_norm"}) {
+      SCOPED_TRACE(fn + " " + kind + " " + pname);
+      const std::string pre = fn + "_any/" + kind + "/" + pname;
+      auto m = make_any(kind);
+      set_params(*m);
+      const Tensor x = kind == "lstm" ? inp({kT, 2, kI}, 1.0) : inp({2, 4}, 1.0);
+      auto buffer = [&](const char* suffix) { return m->named_buffers()[pname + suffix]; };
+      if (fn == "weight_norm") {
+        nn::utils::weight_norm(m, pname, dim);
+        EXPECT_FALSE(m->named_parameters().contains(pname));
+        expect_close(m->named_parameters()[pname + "_g"], pre + "/" + pname + "_g");
+        EXPECT_TRUE(m->tensor_attr(pname).defined());
+      } else {
+        nn::utils::spectral_norm(m, pname, 2, 1e-12, dim.value_or(0));
+        EXPECT_EQ(m->named_buffers().keys(), (std::vector<std::string>{pname + "_u", pname + "_v"}));
+        {
+          ag::NoGradGuard no_grad;
+          buffer("_u").copy_(formula(buffer("_u").sizes(), 0.61, 5.0));
+          buffer("_v").copy_(formula(buffer("_v").sizes(), 0.61, 6.0));
+        }
+        run_any(*m, kind, inp(x.sizes(), 2.0));  // a first training call moves u and v
+      }
+      const Tensors outs = run_any(*m, kind, x);
+      Tensor loss = zeros({}, TensorOptions(kDouble));
+      for (size_t k = 0; k < outs.size(); ++k) {
+        expect_close(outs[k], pre + "/y" + std::to_string(k));
+        loss = add(loss, sum(mul(outs[k], gw(outs[k].sizes(), 5.0 + static_cast<double>(k)))));
+      }
+      const auto params = m->named_parameters();
+      Tensors wrt = params.values();
+      wrt.push_back(x);
+      const Tensors grads = ag::grad({loss}, wrt);
+      for (size_t k = 0; k < params.size(); ++k) expect_close(grads[k], pre + "/grad/" + params.keys()[k]);
+      expect_close(grads.back(), pre + "/grad/x");
+      if (fn == "spectral_norm") {
+        expect_close(buffer("_u"), pre + "/u");
+        expect_close(buffer("_v"), pre + "/v");
+        m->eval();  // no power iteration: u and v stay
+        const Tensors evals = run_any(*m, kind, x);
+        for (size_t k = 0; k < evals.size(); ++k) expect_close(evals[k], pre + "/y_eval" + std::to_string(k));
+        expect_close(buffer("_u"), pre + "/u");
+        nn::utils::remove_spectral_norm(m, pname);
+        EXPECT_TRUE(m->named_buffers().empty());
+      } else {
+        nn::utils::remove_weight_norm(m, pname);
+      }
+      const Tensor* restored = m->named_parameters().find(pname);
+      ASSERT_TRUE(restored);
+      EXPECT_TRUE(ag::is_leaf(*restored));
+      expect_close(*restored, pre + "/removed");
+      // The layer reads the restored parameter itself, not a leftover computed tensor.
+      EXPECT_TRUE(m->tensor_attr(pname).is_same(*restored));
+      if (kind == "scaled") {
+        const auto scaled = std::static_pointer_cast<Scaled>(m);
+        EXPECT_TRUE((pname == "scale" ? scaled->scale : scaled->shift).is_same(*restored));
+      }
+    }
+  }
+}
+
+TEST(NnUtils, NormHooksWrongNameErrorsLeaveModuleUnchanged) {
+  auto lin = std::make_shared<nn::Linear>(nn::LinearOptions{.in_features = 4, .out_features = 3, .options = kDouble});
+  expect_torch_error([&] { nn::utils::weight_norm(lin, "foo"); }, "weight_norm_no_attribute");
+  expect_torch_error([&] { nn::utils::spectral_norm(lin, "foo"); }, "spectral_norm_no_parameter");
+  EXPECT_EQ(lin->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  auto bn = std::make_shared<nn::BatchNorm1d>(3);
+  expect_torch_error([&] { nn::utils::weight_norm(bn, "running_mean"); }, "weight_norm_buffer");
+  expect_torch_error([&] { nn::utils::spectral_norm(bn, "running_mean"); }, "spectral_norm_buffer");
+  EXPECT_EQ(bn->named_buffers().keys(), (std::vector<std::string>{"running_mean", "running_var", "num_batches_tracked"}));
+  nn::utils::weight_norm(lin);
+  expect_torch_error([&] { nn::utils::remove_weight_norm(lin, "bias"); }, "remove_weight_norm_other_name");
+  auto lin2 = std::make_shared<nn::Linear>(nn::LinearOptions{.in_features = 4, .out_features = 3, .options = kDouble});
+  nn::utils::spectral_norm(lin2);
+  expect_torch_error([&] { nn::utils::remove_spectral_norm(lin2, "bias"); }, "remove_spectral_norm_other_name");
+  // weight_norm and spectral_norm on different parameters of one module, removed in any order.
+  nn::utils::weight_norm(lin2, "bias");
+  EXPECT_EQ(lin2->named_parameters().keys(), (std::vector<std::string>{"weight_orig", "bias_g", "bias_v"}));
+  nn::utils::remove_spectral_norm(lin2);
+  nn::utils::remove_weight_norm(lin2, "bias");
+  EXPECT_EQ(lin2->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  EXPECT_TRUE(lin2->weight.is_same(lin2->named_parameters()["weight"]));
+  EXPECT_TRUE(lin2->bias.is_same(lin2->named_parameters()["bias"]));
+  // A C++ module that binds no handle to the parameter is refused, and left as it was.
+  auto unbound = std::make_shared<Unbound>();
+  testing::expect_error<ValueError>([&] { nn::utils::weight_norm(unbound, "w"); },
+                                    "weight_norm: Unbound binds no tensor handle to parameter 'w'");
+  testing::expect_error<ValueError>([&] { nn::utils::spectral_norm(unbound, "w"); },
+                                    "spectral_norm: Unbound binds no tensor handle to parameter 'w'");
+  EXPECT_EQ(unbound->named_parameters().keys(), (std::vector<std::string>{"w"}));
+}
+
+// Plain tensor attributes: what the hooks set, kept apart from parameters and state.
+TEST(NnUtils, PlainTensorAttributes) {
+  auto lin = std::make_shared<nn::Linear>(nn::LinearOptions{.in_features = 4, .out_features = 3, .options = kDouble});
+  testing::expect_error<TypeError>([&] { lin->set_tensor_attr("weight", ones({3, 4})); },
+                                   "cannot assign a plain tensor as parameter 'weight'");
+  lin->set_tensor_attr("extra", ones({2}));
+  EXPECT_TRUE(lin->tensor_attr("extra").defined());
+  EXPECT_FALSE(lin->tensor_attr("missing").defined());
+  EXPECT_EQ(lin->state_dict().keys(), (std::vector<std::string>{"weight", "bias"}));
+  testing::expect_error<ValueError>([&] { lin->register_parameter("extra", zeros({2})); },
+                                    "attribute 'extra' already exists");
+  auto bn = std::make_shared<nn::BatchNorm1d>(3);
+  const Tensor mean = full({3}, 2.0);
+  bn->set_tensor_attr("running_mean", mean);  // a buffer's new value, and its handle's
+  EXPECT_TRUE(bn->running_mean.is_same(mean));
+  EXPECT_TRUE(bn->named_buffers()["running_mean"].is_same(mean));
 }
 
 }  // namespace ember::nn_utils_test

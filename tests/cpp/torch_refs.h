@@ -64,7 +64,10 @@ Tensor find_ref(const Entry (&entries)[N], const double* values, const std::stri
 template <class F>
 void expect_torch_error(const F& f, const std::string& full, const std::string& key) {
   const size_t colon = full.find(": ");
-  const std::string type = full.substr(0, colon), msg = full.substr(colon + 2);
+  std::string type = full.substr(0, colon);
+  const std::string msg = full.substr(colon + 2);
+  // C++ has no KeyError or AttributeError: its lookup error, IndexError, stands for both.
+  if (type == "KeyError" || type == "AttributeError") type = "IndexError";
   try {
     f();
     ADD_FAILURE() << key << ": expected " << full;
@@ -72,6 +75,7 @@ void expect_torch_error(const F& f, const std::string& full, const std::string& 
     const std::string got_type = dynamic_cast<const ValueError*>(&e)     ? "ValueError"
                                  : dynamic_cast<const RuntimeError*>(&e) ? "RuntimeError"
                                  : dynamic_cast<const TypeError*>(&e)    ? "TypeError"
+                                 : dynamic_cast<const IndexError*>(&e)   ? "IndexError"
                                                                          : "Error";
     EXPECT_EQ(got_type, type) << key << ": " << e.what();
     EXPECT_NE(std::string(e.what()).find(msg), std::string::npos) << key << ": " << e.what();

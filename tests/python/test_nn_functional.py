@@ -1,6 +1,7 @@
 """nn.functional behaviour that the op table cannot compare value by value with PyTorch:
 random dropout masks (statistics, scaling, gradients, seeding), running statistics of
-batch and instance norm, implicit softmax dims, and the C++-side error paths."""
+batch and instance norm, implicit softmax dims, the C++-side error paths, pdist (its
+tie-breaking gradient) and gumbel_softmax (torch's formula on the same noise)."""
 import numpy as np
 import pytest
 import torch
@@ -147,3 +148,60 @@ def test_linear_bias_in_the_gemm_epilogue_matches_float64(threads):
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
     finally:
         ember.set_num_threads(old)
+
+
+# ---------------------------------------------------------------- pdist, gumbel_softmax
+@pytest.mark.parametrize("p", [0, 1, 2, 3.5, float("inf")])
+def test_pdist_matches_torch(p):
+    a = np.random.default_rng(3).standard_normal((5, 3))
+    a[3] = a[1]  # a zero distance
+    a[4] = a[2] + np.array([1.0, -1.0, 0.5])  # a tie for the maximum (p = inf)
+    e, t = ember.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ye, yt = F.pdist(e, p), torch.pdist(t, p)
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(4).standard_normal(tuple(yt.shape))
+    ye.backward(ember.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_pdist_shapes_and_errors():
+    assert tuple(F.pdist(ember.ones(1, 4)).shape) == tuple(torch.pdist(torch.ones(1, 4)).shape) == (0,)
+    for lib, fn in ((torch, torch.pdist), (ember, F.pdist)):
+        with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 1D"):
+            fn(lib.ones(3))
+        with pytest.raises(RuntimeError, match="pdist only supports floating-point dtypes"):
+            fn(lib.ones(2, 3, dtype=lib.int64))
+        with pytest.raises(RuntimeError, match="pdist only supports non-negative p values"):
+            fn(lib.ones(2, 3), -1)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_gumbel_softmax_is_torchs_formula_on_the_same_noise(hard, dim):
+    """ember's draws differ from torch's: the same Gumbel noise, drawn as F.gumbel_softmax does
+    (-log of an Exp(1) sample of the logits' shape), goes through torch's formula."""
+    a = np.random.default_rng(5).standard_normal((4, 6))
+    ember.manual_seed(11)
+    noise = -ember.empty(4, 6, dtype=ember.float64).exponential_().log()
+    ember.manual_seed(11)
+    e = ember.tensor(a, requires_grad=True)
+    ye = F.gumbel_softmax(e, tau=0.7, hard=hard, dim=dim)
+    t = torch.tensor(a, requires_grad=True)
+    soft = ((t + torch.tensor(noise.numpy())) / 0.7).softmax(dim)
+    yt = soft
+    if hard:
+        yt = torch.zeros_like(t).scatter_(dim, soft.max(dim, keepdim=True)[1], 1.0) - soft.detach() + soft
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(6).standard_normal((4, 6))
+    ye.backward(ember.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if hard:
+        assert set(np.unique(ye.detach().numpy())) == {0.0, 1.0}
+
+
+def test_gumbel_softmax_eps_warns_like_torch():
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="`eps` parameter is deprecated and has no effect."):
+            lib.nn.functional.gumbel_softmax(lib.zeros(2, 3), eps=1e-5)

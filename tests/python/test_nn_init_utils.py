@@ -392,6 +392,150 @@ def test_spectral_norm_in_a_forward_and_errors():
         ember.nn.utils.remove_spectral_norm(_Affine.make(ember))
 
 
+# ---------------------------------------------------------------- any parameter's name
+# weight_norm and spectral_norm on parameters not called weight: an LSTM's (read through its
+# flat weights) and a custom module's, against torch's layer loaded with the same values.
+def _copy_params(e, t):
+    with ember.no_grad():
+        for (ne, pe), (nt, pt) in zip(e.named_parameters(), t.named_parameters()):
+            assert ne == nt
+            pe.copy_(ember.tensor(pt.detach().numpy()))
+
+
+def _lstm_pair():
+    torch.manual_seed(0)
+    t = torch.nn.LSTM(3, 4, num_layers=2, dtype=torch.float64)
+    e = ember.nn.LSTM(3, 4, num_layers=2, dtype=ember.float64)
+    _copy_params(e, t)
+    return e, t
+
+
+class _Scaled:
+    @staticmethod
+    def make(lib):
+        class Scaled(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = lib.nn.Parameter(lib.randn(4, 3, dtype=lib.float64))
+                self.shift = lib.nn.Parameter(lib.randn(4, dtype=lib.float64))
+
+            def forward(self, x):
+                return x @ self.scale.t() + self.shift
+        return Scaled()
+
+
+def _scaled_pair():
+    torch.manual_seed(1)
+    e, t = _Scaled.make(ember), _Scaled.make(torch)
+    _copy_params(e, t)
+    return e, t
+
+
+def _run_lstm(m, x):
+    out, (h, c) = m(x)
+    return out, (out * out).sum() + (h * c).sum()
+
+
+def _run_scaled(m, x):
+    out = m(x)
+    return out, (out * out).sum()
+
+
+def _compare_step(e, t, run, shape, seed):
+    """One forward and backward of both modules: outputs and every parameter's gradient."""
+    ex, tx = pair(shape, seed, requires_grad=True)
+    eo, eloss = run(e, ex)
+    to, tloss = run(t, tx)
+    close(eo, to, 1e-10)
+    e.zero_grad()
+    t.zero_grad()
+    eloss.backward()
+    tloss.backward()
+    assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
+    for (n, pe), (_, pt) in zip(e.named_parameters(), t.named_parameters()):
+        close(pe.grad, pt.grad, 1e-9)
+    close(ex.grad, tx.grad, 1e-9)
+
+
+ANY_NAME_CASES = [
+    ("lstm", "weight_hh_l0", 0), ("lstm", "weight_ih_l1", 1), ("lstm", "bias_hh_l1", None),
+    ("scaled", "scale", 1), ("scaled", "shift", 0),
+]
+_MAKERS = {"lstm": (_lstm_pair, _run_lstm, (5, 2, 3)), "scaled": (_scaled_pair, _run_scaled, (6, 3))}
+
+
+@pytest.mark.parametrize("kind,name,dim", ANY_NAME_CASES)
+def test_weight_norm_any_parameter_matches_torch(kind, name, dim):
+    make, run, shape = _MAKERS[kind]
+    e, t = make()
+    ember.nn.utils.weight_norm(e, name=name, dim=dim)
+    torch.nn.utils.weight_norm(t, name=name, dim=dim)
+    assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
+    assert name + "_g" in e._parameters and name not in e._parameters
+    close(getattr(e, name + "_g"), getattr(t, name + "_g"), 1e-12)
+    close(getattr(e, name), getattr(t, name), 1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch: LSTM weights not in one contiguous chunk
+        _compare_step(e, t, run, shape, 2)
+        with ember.no_grad():
+            getattr(e, name + "_g").mul_(1.5)
+        with torch.no_grad():
+            getattr(t, name + "_g").mul_(1.5)
+        _compare_step(e, t, run, shape, 3)  # the pre-hook recomputes from the changed g
+    ember.nn.utils.remove_weight_norm(e, name)
+    torch.nn.utils.remove_weight_norm(t, name)
+    assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
+    assert type(getattr(e, name)) is ember.nn.Parameter
+    close(getattr(e, name), getattr(t, name), 1e-12)
+
+
+@pytest.mark.parametrize("kind,name,dim", ANY_NAME_CASES)
+def test_spectral_norm_any_parameter_matches_torch(kind, name, dim):
+    if dim is None or (name.startswith("bias") or name == "shift"):
+        dim = 0
+    make, run, shape = _MAKERS[kind]
+    e, t = make()
+    torch.nn.utils.spectral_norm(t, name=name, n_power_iterations=2, dim=dim)
+    ember.nn.utils.spectral_norm(e, name=name, n_power_iterations=2, dim=dim)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert [n for n, _ in e.named_buffers()] == [n for n, _ in t.named_buffers()] == [name + "_u", name + "_v"]
+    close(getattr(e, name), getattr(t, name), 0)  # the unnormalized weight until the first call
+    with ember.no_grad():  # the same random start
+        getattr(e, name + "_u").copy_(ember.tensor(getattr(t, name + "_u").numpy()))
+        getattr(e, name + "_v").copy_(ember.tensor(getattr(t, name + "_v").numpy()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in (4, 5):  # training: power iteration updates u and v in place
+            _compare_step(e, t, run, shape, seed)
+            close(getattr(e, name + "_u"), getattr(t, name + "_u"), 1e-12)
+            close(getattr(e, name + "_v"), getattr(t, name + "_v"), 1e-12)
+        e.eval()
+        t.eval()
+        u = getattr(e, name + "_u").clone()
+        _compare_step(e, t, run, shape, 6)  # eval: u and v stay
+        assert bool((getattr(e, name + "_u") == u).all())
+    ember.nn.utils.remove_spectral_norm(e, name)
+    torch.nn.utils.remove_spectral_norm(t, name)
+    assert list(e.state_dict()) == list(t.state_dict())
+    close(getattr(e, name), getattr(t, name), 1e-12)
+
+
+def test_norm_hooks_missing_or_wrong_name_errors():
+    same_error(lambda lib: lib.nn.utils.weight_norm(lib.nn.Linear(4, 3), name="foo"))
+    same_error(lambda lib: lib.nn.utils.weight_norm(lib.nn.BatchNorm1d(3), name="running_mean"))
+    same_error(lambda lib: lib.nn.utils.spectral_norm(lib.nn.Linear(4, 3), name="foo"))
+    same_error(lambda lib: lib.nn.utils.spectral_norm(lib.nn.BatchNorm1d(3), name="running_mean"))
+    same_error(lambda lib: lib.nn.utils.spectral_norm(lib.nn.Linear(4, 3, bias=False), name="bias"))
+    same_error(lambda lib: lib.nn.utils.remove_weight_norm(lib.nn.utils.weight_norm(lib.nn.Linear(4, 3)), "bias"))
+    same_error(lambda lib: lib.nn.utils.remove_spectral_norm(lib.nn.utils.spectral_norm(lib.nn.Linear(4, 3)), "bias"))
+    same_error(lambda lib: lib.nn.utils.weight_norm(lib.nn.utils.weight_norm(lib.nn.LSTM(2, 3), "weight_hh_l0"),
+                                                    "weight_hh_l0"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # lazy modules are a new feature
+        same_error(lambda lib: lib.nn.utils.weight_norm(lib.nn.LazyLinear(3)))
+        same_error(lambda lib: lib.nn.utils.spectral_norm(lib.nn.LazyLinear(3)))
+
+
 # ---------------------------------------------------------------- rnn
 SEQ_LENGTHS = [[5, 3, 4], [4, 4, 2, 1], [1], [3, 2, 2]]
 

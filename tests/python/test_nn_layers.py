@@ -217,6 +217,50 @@ def test_conv_layer_errors():
         nn.Conv2d(3, 4, 3)(ember.zeros(1, 2, 5, 5))  # wrong channel count
 
 
+def test_conv_signatures_match_torch():
+    """Conv1d-3d take torch's arguments (output_padding is ConvTranspose's only), so a
+    positional device or dtype lands where it does in torch."""
+    import inspect
+    for name in ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d"):
+        e, t = inspect.signature(getattr(nn, name)), inspect.signature(getattr(torch.nn, name))
+        assert [(p.name, p.default) for p in e.parameters.values()] == \
+            [(p.name, p.default) for p in t.parameters.values()]
+    for lib in (torch, ember):
+        with pytest.raises(TypeError, match="output_padding"):
+            lib.nn.Conv2d(3, 4, 3, output_padding=1)
+
+
+def test_hardtanh_deprecated_min_value_max_value():
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="keyword argument min_value is deprecated and rename to min_val"):
+            m = lib.nn.Hardtanh(min_value=-0.5, max_value=2.0)
+        assert (m.min_val, m.max_val) == (-0.5, 2.0)
+    with pytest.warns(UserWarning, match="max_value is deprecated"):
+        e, t = nn.Hardtanh(max_value=2.0), torch.nn.Hardtanh(max_value=2.0)
+    _compare(e.double(), t.double(), (4, 5))
+
+
+DISTANCES = [("PairwiseDistance", {}, (5, 4), (5, 4)), ("PairwiseDistance", {"p": 1.0, "keepdim": True}, (5, 4), (4,)),
+             ("PairwiseDistance", {"p": -1.5, "eps": 1e-3}, (4,), (4,)), ("CosineSimilarity", {}, (5, 4), (5, 4)),
+             ("CosineSimilarity", {"dim": 0, "eps": 1e-6}, (3, 4, 2), (3, 1, 2))]
+
+
+@pytest.mark.parametrize("name,kwargs,s1,s2", DISTANCES)
+def test_distance_layers(name, kwargs, s1, s2):
+    e, t = getattr(nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+    assert repr(e) == repr(t)
+    a, b = RNG.standard_normal(s1), RNG.standard_normal(s2)
+    ea, eb = ember.from_numpy(a.copy()).requires_grad_(), ember.from_numpy(b.copy()).requires_grad_()
+    ta, tb = torch.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(b.copy()).requires_grad_()
+    ye, yt = e(ea, eb), t(ta, tb)
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-10, atol=1e-12)
+    g = RNG.standard_normal(tuple(yt.shape))
+    ye.backward(ember.from_numpy(g.copy()))
+    yt.backward(torch.from_numpy(g.copy()))
+    np.testing.assert_allclose(ea.grad.numpy(), ta.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(eb.grad.numpy(), tb.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
 class _UserNet(nn.Module):
     """A user-defined module: its own errors are left as they are."""
 

@@ -52,6 +52,9 @@ Tensor kaiming_normal_(Tensor t, double a = 0.0, std::string_view mode = "fan_in
 // a normal draw, times gain. Ember has no linalg.qr yet, so this runs Householder
 // reflections with ops, as python/ember/nn/init.py does.
 Tensor orthogonal_(Tensor t, double gain = 1.0, Generator* gen = nullptr);
+// N(0, std) with ceil(sparsity * rows) zeros in every column, at rows drawn by one randperm
+// per column (2-D only): python/ember/nn/init.py's draws, in its order.
+Tensor sparse_(Tensor t, double sparsity, double std = 0.01, Generator* gen = nullptr);
 
 }  // namespace ember::nn::init
 

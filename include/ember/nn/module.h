@@ -189,6 +189,21 @@ class Module : public std::enable_shared_from_this<Module> {
     return register_module(std::move(name), std::make_shared<std::decay_t<M>>(std::move(module)));
   }
 
+  // ---- plain tensor attributes: Python's `module.name = tensor` for a name that is not a
+  // parameter or buffer. weight_norm and spectral_norm (nn/utils.h) put the tensor they
+  // compute there in place of the parameter they replace. They are not listed, saved or
+  // converted by to(). A layer reads them through typed handles bound to their names with
+  // bind_tensor (Linear::weight; RNN binds the entries of its flat weights).
+  // The parameter, buffer or plain attribute `name` (undefined when there is none).
+  Tensor tensor_attr(const std::string& name) const;
+  // Sets a buffer's value, or the plain attribute (created if needed), and the typed handle
+  // bound to the name. TypeError for a parameter's or a submodule's name (as assigning a
+  // plain tensor to either in Python).
+  void set_tensor_attr(const std::string& name, Tensor t);
+  // Whether a typed handle is bound to `name`: code that replaces a parameter by a
+  // computed tensor needs one, or the layer would keep reading the old tensor.
+  bool has_bound_tensor(const std::string& name) const { return bound_.contains(name); }
+
   // ---- traversal. Names are dotted paths ("0.weight") in registration order. As in
   // PyTorch, a tensor or module reachable along several paths is listed once, under the
   // first; state_dict lists every path.
@@ -237,6 +252,9 @@ class Module : public std::enable_shared_from_this<Module> {
   HookHandle register_forward_hook(ForwardHook hook);
   HookHandle register_full_backward_hook(BackwardHook hook);
   bool has_hooks() const { return hooks_ && !hooks_->empty(); }
+  // The forward pre-hooks in order, each with a handle that removes it (Python's
+  // _forward_pre_hooks); target<T>() tells what a hook is.
+  std::vector<std::pair<HookHandle, const ForwardPreHook*>> forward_pre_hooks() const;
   Tensors run_forward_pre_hooks(Tensors inputs);
   Tensors run_forward_hooks(const Tensors& inputs, Tensors outputs);
   // With backward hooks (and grad mode on), routes the inputs, then the outputs, through
@@ -262,8 +280,20 @@ class Module : public std::enable_shared_from_this<Module> {
   // containers iterate).
   const OrderedDict<Tensor>& local_parameters() const { return params_; }
   const OrderedDict<std::shared_ptr<Module>>& local_modules() const { return children_; }
-  // Removes a parameter, buffer or module by name; returns whether there was one.
+  // Removes a parameter, buffer, module or plain tensor attribute by name; returns whether
+  // there was one.
   bool unregister(const std::string& name);
+  // Binds the typed handle `member` (of this module, a D) to `name`: registering a parameter
+  // or buffer of that name, or setting the attribute, assigns the handle too. Layers bind
+  // their handles in their constructors. The accessor form serves handles kept elsewhere
+  // (RNN's per-layer weights).
+  using TensorAccess = std::function<Tensor&(Module&)>;
+  void bind_tensor(std::string name, TensorAccess access) { bound_.insert(std::move(name), std::move(access)); }
+  template <class D>
+  void bind_tensor(std::string name, Tensor D::*member) {
+    static_assert(std::is_base_of_v<Module, D>, "bind_tensor needs a member of a Module");
+    bind_tensor(std::move(name), [member](Module& m) -> Tensor& { return static_cast<D&>(m).*member; });
+  }
 
  private:
   struct ModuleEntry {
@@ -281,11 +311,15 @@ class Module : public std::enable_shared_from_this<Module> {
   // Checks a new member's name: kind is 'p'arameter, 'b'uffer or 'm'odule.
   void check_name(const std::string& name, char kind) const;
   void apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn);
+  // Assigns t to the handle bound to name, if any.
+  void sync_bound(const std::string& name, const Tensor& t);
 
   OrderedDict<Tensor> params_;
   OrderedDict<Tensor> buffers_;
   std::vector<std::string> non_persistent_;
   OrderedDict<std::shared_ptr<Module>> children_;
+  OrderedDict<Tensor> attrs_;           // plain tensor attributes
+  OrderedDict<TensorAccess> bound_;     // typed handles by name
   bool training_ = true;
   std::shared_ptr<detail::Hooks> hooks_;
 };

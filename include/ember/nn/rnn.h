@@ -79,6 +79,10 @@ class RNNBase : public Module {
   Tensor check_state(const Tensor& s, const Tensor& input, bool batched, int64_t batch, int64_t size,
                      const char* what) const;
   std::vector<std::vector<std::string>> weight_names_;  // per (layer, direction)
+  // The tensors under those names, in that order (PyTorch's _flat_weights): bound handles,
+  // so that a weight_norm'd weight_hh_l0 is read as its computed tensor.
+  std::vector<Tensor> flat_weights_;
+  std::vector<size_t> first_weight_;  // per (layer, direction): its first index in flat_weights_
 };
 
 // Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu).

@@ -6,12 +6,14 @@
 // result of pad_packed_sequence back to data. RNN, LSTM and GRU take a PackedSequence
 // (include/ember/nn/rnn.h).
 //
-// weight_norm and spectral_norm replace the parameter `name` by others (name_g and name_v;
-// name_orig and the buffers name_u and name_v) and register a forward pre-hook that
-// recomputes the module's tensor member `name` before every call through operator() or
-// call() (a bare forward() sees the last computed weight, as a Python forward without
-// __call__). C++ has no attribute lookup by name, so the template finds the member at
-// compile time: `weight` and `bias` of any layer that has them.
+// weight_norm and spectral_norm replace the parameter `name` (any registered parameter of
+// any module: Linear's weight, LSTM's weight_hh_l0, a custom module's) by others (name_g
+// and name_v; name_orig and the buffers name_u and name_v) and register a forward pre-hook
+// that recomputes the tensor `name` before every call through operator() or call() (a bare
+// forward() sees the last computed weight, as a Python forward without __call__). The
+// tensor goes into the module's plain attribute `name` and so into the typed handle bound
+// to it (Module::bind_tensor): every layer binds its handles; a custom C++ module must
+// too, or the hooks refuse its parameters (its forward would not see their result).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +21,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <concepts>
 #include <tuple>
 #include <vector>
 
@@ -63,64 +64,46 @@ PackedSequence pack_sequence(const std::vector<Tensor>& sequences, bool enforce_
 
 namespace utils {
 
-// Reads or assigns a module's tensor member (Linear::weight) from a Module&.
-using MemberAccess = std::function<Tensor&(Module&)>;
-
-namespace detail {
-// The member `name` of M, or ValueError naming the module and the member.
-template <class M>
-MemberAccess member_access(const std::string& name) {
-  if (name == "weight") {
-    if constexpr (requires(M& m) { { m.weight } -> std::same_as<Tensor&>; })
-      return [](Module& m) -> Tensor& { return static_cast<M&>(m).weight; };
-  } else if (name == "bias") {
-    if constexpr (requires(M& m) { { m.bias } -> std::same_as<Tensor&>; })
-      return [](Module& m) -> Tensor& { return static_cast<M&>(m).bias; };
-  }
-  return nullptr;
-}
-
-void weight_norm(Module& m, const std::string& name, std::optional<int64_t> dim, MemberAccess member);
-void remove_weight_norm(Module& m, const std::string& name, MemberAccess member);
-void spectral_norm(Module& m, const std::string& name, int64_t n_power_iterations, double eps, int64_t dim,
-                   MemberAccess member);
-void remove_spectral_norm(Module& m, const std::string& name, MemberAccess member);
-bool is_transposed_conv(const Module& m);
-}  // namespace detail
-
 // weight = g * v / ||v||, the norm taken over every dim but `dim` (nullopt: over all).
 // Parameters name_g (the norms, as keepdim) and name_v (the old weight's values) replace
-// `name`. RuntimeError when the parameter already has one.
+// `name`. RuntimeError when the parameter already has one; as torch, an IndexError (C++'s
+// lookup error, for Python's AttributeError or KeyError) when `name` is not an attribute,
+// or not a parameter; ValueError when no typed handle is bound to it.
+void weight_norm(Module& module, const std::string& name = "weight", std::optional<int64_t> dim = 0);
 template <class M>
 std::shared_ptr<M> weight_norm(std::shared_ptr<M> module, const std::string& name = "weight",
                                std::optional<int64_t> dim = 0) {
-  detail::weight_norm(*module, name, dim, detail::member_access<M>(name));
+  weight_norm(static_cast<Module&>(*module), name, dim);
   return module;
 }
 
 // Puts back parameter `name` with the current normalized weight; ValueError without one.
+void remove_weight_norm(Module& module, const std::string& name = "weight");
 template <class M>
 std::shared_ptr<M> remove_weight_norm(std::shared_ptr<M> module, const std::string& name = "weight") {
-  detail::remove_weight_norm(*module, name, detail::member_access<M>(name));
+  remove_weight_norm(static_cast<Module&>(*module), name);
   return module;
 }
 
 // weight = weight_orig / sigma, sigma = u^T W v estimated by n_power_iterations steps of
 // power iteration on the buffers name_u and name_v (updated in place, in training mode
 // only); W is weight_orig as a matrix with `dim` first (default 1 for ConvTranspose, else 0).
-// u and v start as normalized N(0, 1) draws from the default generator.
+// u and v start as normalized N(0, 1) draws from the default generator. Errors as
+// weight_norm's (IndexError, torch's KeyError, when `name` is not a parameter).
+void spectral_norm(Module& module, const std::string& name = "weight", int64_t n_power_iterations = 1,
+                   double eps = 1e-12, std::optional<int64_t> dim = std::nullopt);
 template <class M>
 std::shared_ptr<M> spectral_norm(std::shared_ptr<M> module, const std::string& name = "weight",
                                  int64_t n_power_iterations = 1, double eps = 1e-12,
                                  std::optional<int64_t> dim = std::nullopt) {
-  const int64_t d = dim ? *dim : detail::is_transposed_conv(*module) ? 1 : 0;
-  detail::spectral_norm(*module, name, n_power_iterations, eps, d, detail::member_access<M>(name));
+  spectral_norm(static_cast<Module&>(*module), name, n_power_iterations, eps, dim);
   return module;
 }
 
+void remove_spectral_norm(Module& module, const std::string& name = "weight");
 template <class M>
 std::shared_ptr<M> remove_spectral_norm(std::shared_ptr<M> module, const std::string& name = "weight") {
-  detail::remove_spectral_norm(*module, name, detail::member_access<M>(name));
+  remove_spectral_norm(static_cast<Module&>(*module), name);
   return module;
 }
 

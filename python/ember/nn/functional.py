@@ -146,6 +146,20 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _C.softmax(-input, dim)
 
 
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn as -log(Exp(1)); with hard, the
+    one-hot of its argmax carrying the soft sample's gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.")
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 # ---------------------------------------------------------------- normalization
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, int):
@@ -308,6 +322,28 @@ def one_hot(tensor, num_classes=-1):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p along the last dim."""
     return _C.norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+
+
+def pdist(input, p=2):
+    """||x_i - x_j||_p for the rows i < j of a 2-D input, in row-major order (torch.pdist):
+    two index_selects and a norm, so it differentiates like them."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.size(0)
+    first = [i for i in range(n) for _ in range(i + 1, n)]
+    second = [j for i in range(n) for j in range(i + 1, n)]
+    rows = _C.tensor(first, dtype=_C.int64), _C.tensor(second, dtype=_C.int64)
+    diff = input.index_select(0, rows[0]) - input.index_select(0, rows[1])
+    if p != float("inf"):
+        return _C.norm(diff, p, -1)
+    # torch's backward gives every tied maximum the whole gradient (a norm's splits it).
+    d = diff.abs()
+    top = d.amax(-1, keepdim=True).detach()
+    return top.squeeze(-1) + ((d - d.detach()) * (d == top)).sum(-1)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -16,3 +16,4 @@ from .upsampling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .activation_attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403

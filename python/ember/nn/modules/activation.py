@@ -1,4 +1,6 @@
 """Activation layers (torch.nn.modules.activation), each a thin Module over nn.functional."""
+import warnings
+
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
@@ -77,8 +79,14 @@ class Tanhshrink(_Plain):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument min_value is deprecated and rename to min_val")
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument max_value is deprecated and rename to max_val")
+            max_val = max_value
         if max_val <= min_val:
             raise ValueError("max_val must be larger than min_val")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace

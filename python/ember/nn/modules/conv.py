@@ -87,6 +87,12 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
+    # torch's signature: no output_padding (a transposed convolution's only).
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
     def forward(self, input):
         conv = getattr(F, f"conv{self._dims}d")
         if self.padding_mode != "zeros":

@@ -2,7 +2,7 @@
 sigma estimated by power iteration on buffers u and v (updated only in training mode)."""
 from ... import _C
 from ...autograd import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -68,6 +68,9 @@ class SpectralNorm:
         weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError("The module passed to `SpectralNorm` can't have uninitialized parameters. Make sure to "
+                             "run the dummy forward before applying spectral normalization")
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).size()
             u = _C.empty(h, dtype=weight.dtype).normal_(0, 1)

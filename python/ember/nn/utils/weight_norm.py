@@ -1,6 +1,6 @@
 """Weight normalisation (torch.nn.utils.weight_norm): weight = g * v / ||v||, recomputed by a
 forward pre-hook from the parameters name_g and name_v."""
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -41,6 +41,9 @@ class WeightNorm:
             dim = -1
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure to "
+                             "run the dummy forward before applying weight normalization")
         del module._parameters[name]
         module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, 2, dim).data))
         module.register_parameter(name + "_v", Parameter(weight.data))
