@@ -51,5 +51,6 @@ from . import _reduce_sort  # noqa: E402
 _reduce_sort.install(globals(), Tensor)
 
 from . import nn  # noqa: E402,F401
+from .nn.functional import pdist  # noqa: E402,F401  (torch.pdist)
 from . import optim  # noqa: E402,F401
 from . import fx  # noqa: E402,F401  (torch.fx, reachable after import torch)

@@ -167,6 +167,7 @@ def test_pdist_matches_torch(p):
 
 def test_pdist_shapes_and_errors():
     assert tuple(F.pdist(ember.ones(1, 4)).shape) == tuple(torch.pdist(torch.ones(1, 4)).shape) == (0,)
+    assert ember.pdist is F.pdist  # torch.pdist is torch.nn.functional.pdist too
     for lib, fn in ((torch, torch.pdist), (ember, F.pdist)):
         with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 1D"):
             fn(lib.ones(3))
