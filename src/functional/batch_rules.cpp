@@ -211,6 +211,26 @@ constexpr char kProdDim[] = "prod.dim_int";
 constexpr char kAllDim[] = "all.dim";
 constexpr char kAnyDim[] = "any.dim";
 
+// argmax / argmin without a dim: the index into each flattened sample (keepdim: a tensor of
+// ones of the sample's rank).
+bool arg_reduce_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  if (!stack[1].is_none()) return dim_shift_rule(op, stack, level, B);
+  const Tensor self = stack[0].tensor();
+  if (!batched_at(self, level) || self.numel() == 0) return false;  // the op's error, per sample
+  const bool keepdim = stack[2].get<bool>();
+  Stack s{IValue(physical_of(self).reshape({B, -1})), IValue(int64_t{1}), IValue(false)};
+  redispatch(op, s);
+  Tensor r = s[0].tensor();
+  if (keepdim) {
+    DimVector sz(static_cast<size_t>(self.dim() + 1), 1);
+    sz[0] = B;
+    r = r.view(sz);
+  }
+  stack.clear();
+  stack.emplace_back(make_batched(r, level));
+  return true;
+}
+
 // ---------------------------------------------------------------- matrix products
 
 // Product of logical operands a (rank ra) and b (rank rb), as matmul defines it; at least one
@@ -347,6 +367,7 @@ bool convolution_weight_rule(const OpEntry& op, Stack& stack, int64_t level, int
   if (in.size(has_n ? 1 : 0) != (transposed ? w.size(0) : w.size(1) * groups)) return false;  // the op's error
   if (bias && (bias->dim() != 1 || bias->size(0) != (transposed ? w.size(1) * groups : w.size(0)))) return false;
   Tensor x = physical_or_expanded(in, level, B);  // [B, (N,) C, *]
+  if (x.stride(0) == 0) x = ember::contiguous(x);  // expanded over the batch: see fold_channels
   if (!has_n) x = x.unsqueeze(1);
   x = ember::movedim(x, 0, 1);
   DimVector xs{x.size(0), B * x.size(2)};
@@ -371,10 +392,42 @@ bool convolution_weight_rule(const OpEntry& op, Stack& stack, int64_t level, int
   return true;
 }
 
+// convolution_backward with batched operands (a vmapped backward pass: jacrev, per-sample
+// weights): the same grouping as convolution_weight_rule, so each sample's gradients are its own.
+bool convolution_backward_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  const Tensor g = stack[0].tensor(), in = stack[1].tensor(), w = stack[2].tensor();
+  const int64_t groups = stack[9].get<int64_t>();
+  if (in.dim() != w.dim() || g.dim() != in.dim() || w.dim() < 3 || groups < 1) return false;
+  Stack s = stack;
+  s[0] = IValue(fold_channels(physical_or_expanded(g, level, B)));
+  s[1] = IValue(fold_channels(physical_or_expanded(in, level, B)));
+  const Tensor wp = physical_or_expanded(w, level, B);
+  DimVector ws{B * wp.size(1)};
+  for (int64_t d = 2; d < wp.dim(); ++d) ws.push_back(wp.size(d));
+  s[2] = IValue(wp.reshape(ws));
+  std::vector<int64_t> bias_sizes = stack[3].get<std::vector<int64_t>>();
+  if (!bias_sizes.empty()) bias_sizes[0] *= B;
+  s[3] = IValue(std::move(bias_sizes));
+  s[9] = IValue(B * groups);
+  redispatch(op, s);
+  const Tensor gi = s[0].tensor(), gw = s[1].tensor(), gb = s[2].tensor();
+  stack.clear();
+  stack.emplace_back(gi.defined() ? IValue(make_batched(unfold_channels(gi, B), level)) : IValue(Tensor()));
+  if (gw.defined()) {
+    DimVector sz{B, gw.size(0) / B};
+    for (int64_t d = 1; d < gw.dim(); ++d) sz.push_back(gw.size(d));
+    stack.emplace_back(make_batched(gw.reshape(sz), level));
+  } else {
+    stack.emplace_back(Tensor());
+  }
+  stack.emplace_back(gb.defined() ? IValue(make_batched(gb.reshape({B, -1}), level)) : IValue(Tensor()));
+  return true;
+}
+
 // convolution with a batched input and an unbatched weight: the batch folds into N.
 bool convolution_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
-  if (!stack[0].is_tensor() || !batched_at(stack[0].tensor(), level)) return convolution_weight_rule(op, stack, level, B);
-  if (any_batched(stack, level, true)) return convolution_weight_rule(op, stack, level, B);
+  if (!stack[0].is_tensor() || !batched_at(stack[0].tensor(), level) || any_batched(stack, level, true))
+    return convolution_weight_rule(op, stack, level, B);
   const Tensor in = stack[0].tensor();
   const Tensor& w = stack[1].tensor();
   Tensor p = physical_of(in);
@@ -398,16 +451,19 @@ bool convolution_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B)
 bool masked_fill_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   check_written_batched(op, stack, level);
   const Tensor self = stack[0].tensor(), mask = stack[1].tensor();
-  if (mask.dim() > self.dim() || mask.dtype() != kBool) return false;  // the op's errors, per sample
   const bool writes = writes_args(op);
+  if ((writes && mask.dim() > self.dim()) || mask.dtype() != kBool) return false;  // the op's errors, per sample
   Stack orig = writes ? stack : Stack();
+  const int64_t rank = std::max(self.dim(), mask.dim());  // out of place, self broadcasts with the mask
   auto pad = [&](const Tensor& t) {
     if (!batched_at(t, level)) return t;
     Tensor p = physical_of(t);
-    for (int64_t k = t.dim(); k < self.dim(); ++k) p = p.unsqueeze(1);
+    for (int64_t k = t.dim(); k < rank; ++k) p = p.unsqueeze(1);
     return p;
   };
-  stack[0] = IValue(writes ? physical_of(self) : physical_or_expanded(self, level, B));
+  Tensor sp = writes ? physical_of(self) : physical_or_expanded(self, level, B);
+  for (int64_t k = self.dim(); k < rank; ++k) sp = sp.unsqueeze(1);
+  stack[0] = IValue(sp);
   stack[1] = IValue(pad(mask));
   if (stack[2].is_tensor()) {
     if (stack[2].tensor().dim() != 0) return false;
@@ -467,13 +523,65 @@ bool fold_into_n_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B)
   return true;
 }
 
+// index_add / index_copy / index_fill with a batched index: self[..., index, ...] = source
+// (summed for index_add, times alpha) through index_put_'s rule, on a batched copy of self
+// (or self itself, in place).
+bool index_update_batched_index(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor(), index = stack[2].tensor();
+  if (index.dim() > 1 || (index.dtype() != kInt64 && index.dtype() != kInt32)) return false;
+  const std::string& name = op.schema().name;
+  const int64_t dim = wrap_dim(stack[1].get<int64_t>(), self.dim(), name);
+  const bool add = name.rfind("index_add", 0) == 0;
+  Tensor values;
+  if (name.rfind("index_fill", 0) == 0) {
+    values = stack[3].is_tensor() ? stack[3].tensor() : ember::full({}, stack[3].get<Scalar>(), self.dtype());
+    if (values.dim() != 0) return false;
+  } else {
+    values = stack[3].tensor();
+    if (values.dim() != self.dim() || values.dtype() != self.dtype()) return false;  // the op's errors, per sample
+    if (index.dim() == 0) return false;
+    if (add && stack.size() > 4 && stack[4].get<Scalar>().to<double>() != 1.0)
+      values = ember::mul(values, stack[4].get<Scalar>());
+  }
+  const bool writes = writes_args(op);
+  // A copy of self to write into (never self's own physical tensor, a leaf under grad).
+  Tensor target = self;
+  if (!writes) {
+    Tensor c = ember::clone(physical_or_expanded(self, level, B));
+    target = make_batched(c.is_contiguous() ? c : ember::contiguous(c), level);
+  }
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(dim + 1));
+  idx[static_cast<size_t>(dim)] = index.dim() == 0 ? index.unsqueeze(0) : index;
+  ember::index_put_(target, idx, values, add);
+  stack.clear();
+  stack.emplace_back(target);
+  return true;
+}
+
 // index_add / index_copy / index_fill(self, dim, index, source or value) with an unbatched
 // index: self and a source are expanded over the batch (an in-place self must be batched),
 // and dim moves by one; a batched fill value is left to the loop.
 bool index_update_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   check_written_batched(op, stack, level);
   const Tensor self = stack[0].tensor(), index = stack[2].tensor();
-  if (batched_at(index, level) || self.dim() == 0) return false;
+  const bool fill = op.schema().name.rfind("index_fill", 0) == 0;  // index_fill, index_fill_
+  // A 0-dim self (and source) index as one-element vectors; a 0-dim index names one element.
+  if (self.dim() == 0 || (!fill && stack[3].tensor().dim() == 0 && self.dim() == 1)) {
+    const int64_t d = stack[1].get<int64_t>();
+    if (d != 0 && d != -1) return false;  // the op's error, per sample
+    Stack orig = stack;
+    if (self.dim() == 0) stack[0] = IValue(self.unsqueeze(0));
+    if (!fill && stack[3].tensor().dim() == 0) stack[3] = IValue(stack[3].tensor().unsqueeze(0));
+    if (index.dim() == 0) stack[2] = IValue(index.unsqueeze(0));
+    redispatch(op, stack);  // back at the layer, with 1-dim samples
+    if (writes_args(op)) {
+      stack = std::move(orig);
+    } else if (self.dim() == 0) {
+      stack[0] = IValue(stack[0].tensor().squeeze(0));
+    }
+    return true;
+  }
+  if (batched_at(index, level)) return index_update_batched_index(op, stack, level, B);
   const bool writes = writes_args(op);
   Stack orig = stack;
   stack[1] = IValue(wrap_dim(stack[1].get<int64_t>(), self.dim(), op.schema().name) + 1);
@@ -481,7 +589,7 @@ bool index_update_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
   if (!writes) stack[0] = IValue(ember::contiguous(stack[0].tensor()));  // written by the op's copy
   if (stack.size() > 3 && stack[3].is_tensor()) {
     const Tensor src = stack[3].tensor();
-    if (op.schema().name == "index_fill") {  // one fill value for every sample
+    if (fill) {  // one fill value for every sample
       if (batched_at(src, level)) {
         stack = std::move(orig);
         return false;
@@ -495,6 +603,18 @@ bool index_update_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
   }
   redispatch(op, stack);
   finish(op, stack, orig, writes, level);
+  return true;
+}
+
+// linalg_solve_ex(A, B): a vector B per sample against a matrix A stays a batch of vectors
+// when both are expanded ([B, n, n] and [B, n]); other shapes take the leading-dims rule.
+bool solve_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
+  const Tensor A = stack[0].tensor(), b = stack[1].tensor();
+  if (A.dim() != 2 || b.dim() != 1) return leading_dims_rule(op, stack, level, B);
+  stack[0] = IValue(physical_or_expanded(A, level, B));
+  stack[1] = IValue(physical_or_expanded(b, level, B));
+  redispatch(op, stack);
+  wrap_results(stack, level);
   return true;
 }
 
@@ -638,6 +758,7 @@ void register_batch_rules() {
   set_rule("index.Tensor", &index_rule);
   set_rule("index_select", &index_select_rule);
   set_rule("convolution", &convolution_rule);
+  set_rule("convolution_backward", &convolution_backward_rule);
   set_rule("nll_loss", &nll_loss_rule);
   set_rule("cross_entropy_loss", &cross_entropy_rule);
   set_rule("embedding", &embedding_rule);
@@ -651,7 +772,11 @@ void register_batch_rules() {
   for (const char* n : {"masked_fill.Scalar", "masked_fill.Tensor", "masked_fill_.Scalar", "masked_fill_.Tensor"})
     set_rule(n, &masked_fill_rule);
   set_rule("roll", &roll_rule);
-  for (const char* n : {"index_add", "index_copy", "index_copy_", "index_fill.int_Scalar", "index_fill.int_Tensor"})
+  set_rule("argmax", &arg_reduce_rule);
+  set_rule("linalg_solve_ex", &solve_rule);
+  set_rule("argmin", &arg_reduce_rule);
+  for (const char* n : {"index_add", "index_add_", "index_copy", "index_copy_", "index_fill.int_Scalar",
+                        "index_fill.int_Tensor", "index_fill_.int_Scalar", "index_fill_.int_Tensor"})
     set_rule(n, &index_update_rule);
   set_rule("repeat", &repeat_rule);
   for (const char* n : {"tril", "triu", "tril_", "triu_", "to.dtype", "to.device", "constant_pad_nd"})
@@ -663,7 +788,7 @@ void register_batch_rules() {
   for (const char* n : {"_max_pool", "_avg_pool", "_adaptive_avg_pool", "_adaptive_max_pool",
                         "_avg_pool_backward", "_adaptive_avg_pool_backward", "_linalg_eigh", "_linalg_svd",
                         "_linalg_eigvals", "linalg_eig", "linalg_qr", "linalg_det", "linalg_slogdet", "linalg_inv_ex",
-                        "linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_solve_ex", "linalg_solve_triangular",
+                        "linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_solve_triangular",
                         "linalg_householder_product"})
     set_rule(n, &leading_dims_rule);
   register_norm_batch_rules();

@@ -19,19 +19,6 @@ using OptT = std::optional<Tensor>;
 
 OptT opt_arg(const IValue& v) { return v.is_none() || !v.tensor().defined() ? OptT() : OptT(v.tensor()); }
 
-// [B, N, C, *] -> [N, B*C, *] (a copy when the layout needs one).
-Tensor fold_channels(const Tensor& phys) {
-  Tensor t = ember::movedim(phys, 0, 1);
-  DimVector sz{t.size(0), t.size(1) * t.size(2)};
-  for (int64_t d = 3; d < t.dim(); ++d) sz.push_back(t.size(d));
-  return t.reshape(sz);
-}
-// [N, B*C, *] -> [B, N, C, *].
-Tensor unfold_channels(const Tensor& y, int64_t B) {
-  DimVector sz{y.size(0), B, y.size(1) / B};
-  for (int64_t d = 2; d < y.dim(); ++d) sz.push_back(y.size(d));
-  return ember::movedim(y.reshape(sz), 1, 0);
-}
 // A per-channel tensor (logical [C]) as one vector of B*C, or nullopt.
 OptT fold_vector(const OptT& t, int64_t level, int64_t B) {
   if (!t) return std::nullopt;
@@ -184,6 +171,21 @@ void set_rule(const char* name, BatchRule rule) {
 }
 
 }  // namespace
+
+Tensor fold_channels(const Tensor& phys) {
+  // An unbatched operand expanded over the batch is copied first: a view that moves its
+  // stride-0 batch dim from the front would send every sample's gradient to all of them.
+  Tensor t = ember::movedim(phys.dim() > 0 && phys.stride(0) == 0 ? ember::contiguous(phys) : phys, 0, 1);
+  DimVector sz{t.size(0), t.size(1) * t.size(2)};
+  for (int64_t d = 3; d < t.dim(); ++d) sz.push_back(t.size(d));
+  return t.reshape(sz);
+}
+
+Tensor unfold_channels(const Tensor& y, int64_t B) {
+  DimVector sz{y.size(0), B, y.size(1) / B};
+  for (int64_t d = 2; d < y.dim(); ++d) sz.push_back(y.size(d));
+  return ember::movedim(y.reshape(sz), 1, 0);
+}
 
 void register_norm_batch_rules() {
   set_rule("native_batch_norm", &native_batch_norm_rule);

@@ -67,6 +67,11 @@ bool leading_dims_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
 // t's physical tensor at `level` (batch dim 0), or t expanded over a new batch dim of size B
 // (stride 0, no copy).
 Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B);
+// The batch folded into the channels, for per-sample batch norm and convolution
+// (batch_rules_norm.cpp): a physical [B, N, C, *] as [N, B*C, *] (a copy when the layout
+// needs one), and back from [N, B*C, *] to [B, N, C, *].
+Tensor fold_channels(const Tensor& phys);
+Tensor unfold_channels(const Tensor& y, int64_t B);
 // Advanced indexing with batched indices (batch_rules_index.cpp): index.Tensor with integral
 // indices, and index_select with a batched index.
 bool batched_index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);

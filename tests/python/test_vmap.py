@@ -51,9 +51,49 @@ EXPECTED_ERRORS = {
 }
 
 
-# Rows whose every sample is served by batch rules (scripts/vmap_coverage.py --rows lists the
+# Rows whose every sample is served by batch rules: reductions, normalization, convolution,
+# pooling, upsampling, linalg, indexing, products (scripts/vmap_coverage.py --rows lists the
 # ops that still loop, and for which rows).
-RULE_ROWS = set()
+RULE_ROWS = {
+    "sum", "mean", "max", "min", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d", "conv2d_channels_last", "conv2d_channels_last_weight", "conv3d_channels_last",
+    "convolution", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
+    "adaptive_max_pool1d", "max_unpool1d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d",
+    "adaptive_avg_pool2d", "adaptive_max_pool2d", "max_unpool2d", "max_pool3d", "max_pool3d_with_indices",
+    "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_unpool3d", "max_pool2d_channels_last",
+    "avg_pool2d_channels_last", "adaptive_avg_pool2d_channels_last", "max_pool2d_large", "lp_pool1d",
+    "lp_pool2d", "pad_circular", "pad_constant", "gather_out", "take_along_dim_out", "index_select_out",
+    "index_add_out", "index_copy_out", "masked_fill_inplace", "index_put_accumulate", "linalg_cholesky",
+    "linalg_cholesky_ex", "linalg_cholesky_out", "linalg_inv", "linalg_inv_ex", "linalg_inv_out", "inverse",
+    "inverse_method", "linalg_det", "linalg_det_raw", "linalg_det_out", "det", "det_method", "linalg_slogdet",
+    "linalg_slogdet_raw", "linalg_slogdet_out", "slogdet", "logdet", "logdet_sign", "linalg_eigh",
+    "linalg_eigh_upper_view", "linalg_eigvalsh", "linalg_eig", "linalg_eigvals", "linalg_svd",
+    "linalg_svd_reduced", "linalg_svdvals", "linalg_qr", "linalg_qr_complete", "linalg_qr_complete_tall",
+    "linalg_qr_r", "linalg_matrix_rank", "linalg_matrix_rank_hermitian", "linalg_matrix_rank_deficient",
+    "linalg_vector_norm", "linalg_vector_norm_dtype", "linalg_matrix_norm", "linalg_matrix_norm_svd",
+    "linalg_norm", "linalg_norm_svd", "linalg_cond", "gaussian_nll_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "binary_cross_entropy_clamped", "hinge_embedding_loss",
+    "hinge_embedding_loss_int", "cosine_embedding_loss", "softmax", "log_softmax", "F.softmax", "F.log_softmax",
+    "layer_norm", "batch_norm", "batch_norm_train", "group_norm", "F.instance_norm", "F.local_response_norm",
+    "embedding", "_softmax_backward_data", "_log_softmax_backward_data", "embedding_bag",
+    "embedding_bag_offsets", "convert_16bit_floats", "addmv", "baddbmm", "addbmm", "vdot", "prod", "all", "any",
+    "amax", "amin", "norm_p2", "norm_p1", "norm_p0", "norm_p3", "norm_p0.5", "norm_pinf", "norm_p-inf", "norm",
+    "norm_dtype", "norm_out", "norm_nan", "logsumexp", "logsumexp_special", "logsumexp_out", "cumsum",
+    "cumsum_dtype", "cumsum_out", "logcumsumexp", "logcumsumexp_out", "upsample_nearest1d",
+    "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
+    "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d", "upsample_bicubic2d",
+    "upsample_trilinear3d", "interpolate_nearest_channels_last", "interpolate_nearest_exact_channels_last",
+    "interpolate_bilinear_channels_last", "interpolate_bicubic_channels_last",
+    "interpolate_nearest3d_channels_last", "interpolate_trilinear_channels_last", "interpolate_area_1d",
+    "interpolate_area_2d", "interpolate_area_3d", "interpolate_area_channels_last",
+    "upsample_nearest1d_backward", "upsample_nearest2d_backward", "upsample_nearest3d_backward",
+    "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d_backward",
+    "_upsample_nearest_exact3d_backward", "upsample_linear1d_backward", "upsample_bilinear2d_backward",
+    "upsample_bicubic2d_backward", "upsample_trilinear3d_backward", "repeat", "tril", "triu", "tril_inplace",
+    "triu_inplace", "tril_out", "triu_out", "masked_fill", "masked_fill_tensor", "index_add",
+    "index_add_inplace", "index_copy", "index_copy_inplace", "index_fill", "index_fill_tensor",
+    "index_fill_inplace", "argmax", "argmin",
+}
 
 
 def _expected_error(row):
@@ -461,6 +501,26 @@ def _masked_fill(lib, F, x, m):
     return x.masked_fill(m, -1.5)
 
 
+def _index_add(lib, F, x, i, s):
+    return x.index_add(0, i, s, alpha=2.0)
+
+
+def _conv2d(lib, F, x, w, b):
+    return F.conv2d(x, w, b, padding=1)
+
+
+def _conv_transpose1d(lib, F, x, w, b):
+    return F.conv_transpose1d(x, w, b, stride=2, groups=2)
+
+
+def _solve(lib, F, a, b):
+    return lib.linalg.solve(a + 4 * lib.eye(3, dtype=a.dtype), b)
+
+
+def _argmax(lib, F, x):
+    return x.argmax(), x.argmin(keepdim=True)
+
+
 def _idx(*shape, high):
     return np.random.default_rng(sum(shape) + high).integers(0, high, shape)
 
@@ -483,6 +543,8 @@ RULE_CASES = {
                                         ["native_batch_norm"], None),
     "batch_norm_eval": (_bn_eval, [_rand(BR, 4, 3, 2), _rand(BR, 3)], 0,
                         ["native_batch_norm", "native_batch_norm_backward"], (0, 1)),
+    "batch_norm_eval_unbatched_input": (_bn_eval, [_rand(4, 3, 2), _rand(BR, 3)], (None, 0),
+                                        ["native_batch_norm", "native_batch_norm_backward"], (0, 1)),
     "batch_norm_no_stats": (_bn_no_stats, [_rand(4, 3, 2, BR), _rand(3), _rand(BR, 3)], (3, None, 0),
                             ["native_batch_norm", "native_batch_norm_backward"], (0, 1, 2)),
     "instance_norm_batched_stats": (_instance_norm, [_rand(BR, 2, 3, 4), _rand(BR, 3), _rand(BR, 3, positive=True),
@@ -512,6 +574,16 @@ RULE_CASES = {
                                   (0, 0, None), ["scatter_add"], (0, 2)),
     "take_along_dim_batched_index": (_take_along_dim, [_rand(BR, 4, 5), _idx(BR, 4, 3, high=5)], 0,
                                      ["take_along_dim"], (0,)),
+    "index_add_batched_index": (_index_add, [_rand(BR, 4, 5), _idx(BR, 3, high=4), _rand(BR, 3, 5)], 0,
+                                ["index_add"], (0, 2)),
+    "conv2d_batched_weight": (_conv2d, [_rand(BR, 2, 3, 5, 4), _rand(BR, 4, 3, 3, 3), _rand(BR, 4)], 0,
+                              ["convolution"], (0, 1, 2)),
+    "conv2d_unbatched_input": (_conv2d, [_rand(3, 5, 4), _rand(4, 3, 3, 3, BR), _rand(4)], (None, 4, None),
+                               ["convolution"], (0, 1)),
+    "conv_transpose1d_batched_weight": (_conv_transpose1d, [_rand(BR, 2, 4, 6), _rand(BR, 4, 3, 3), _rand(6)],
+                                        (0, 0, None), ["convolution"], (0, 1, 2)),
+    "linalg_solve_batched_rhs": (_solve, [_rand(3, 3), _rand(BR, 3, 2)], (None, 0), ["linalg_solve_ex"], (0, 1)),
+    "argmax_argmin_flattened": (_argmax, [_rand(BR, 3, 4)], 0, ["argmax", "argmin"], None),
     "masked_fill_batched_mask": (_masked_fill, [_rand(4, 5), _rand(BR, 4, 5) > 0], (None, 0), [], (0,)),
 }
 
