@@ -333,9 +333,11 @@ Tensors2 cholesky_ex_k(const Tensor& A, bool upper, bool check_errors) {
     using T = std::remove_pointer_t<decltype(m)>;
     // Row-major lower is column-major upper: potrf 'U' (or 'L' for the upper factor).
     const int r = potrf(upper ? 'L' : 'U', ni, m, ni);
-    for (int64_t i = 0; i < n; ++i)  // clear the triangle LAPACK leaves untouched
-      for (int64_t j = 0; j < n; ++j)
-        if (upper ? j < i : j > i) m[i * n + j] = T(0);
+    for (int64_t i = 0; i < n; ++i) {  // clear the triangle LAPACK leaves untouched, a row segment at a time
+      T* row = m + i * n;
+      if (upper) std::fill(row, row + i, T(0));
+      else std::fill(row + i + 1, row + n, T(0));
+    }
     return r;
   });
   if (check_errors) raise_info("linalg.cholesky_ex", info, Failure::Cholesky);
@@ -349,6 +351,11 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
   const int64_t n = A.size(-1), B = prod(batch);
   Tensor info = zeros(batch, TensorOptions(kInt32));
   int32_t* ip = info.data_ptr<int32_t>();
+  // PyTorch 1.13 inverts a contiguous real A by factoring A^T (linalg_solve_ex on the
+  // identity), so its `info`, the first zero pivot, is A^T's: Ember factors the same matrix.
+  // A^T read column-major is A's plain copy, so the large path skips the transposing copy and
+  // inverts A^T in place, which leaves inv(A) row-major.
+  const bool via_transpose = A.is_contiguous() && !A.is_complex();
   if (n <= kSmall) {  // row-major result from the unrolled LU of each matrix
     Tensor out = empty(A.sizes(), TensorOptions(A.dtype()));
     if (out.numel() == 0) return {out, info};
@@ -357,7 +364,8 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
       using T = decltype(z);
       const T* a = static_cast<const T*>(A.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
-      const int64_t rs = A.stride(-2), cs = A.stride(-1);
+      // M = A^T (strides exchanged) or A; inv(A) = inv(A^T)^T is written transposed
+      const int64_t rs = via_transpose ? A.stride(-1) : A.stride(-2), cs = via_transpose ? A.stride(-2) : A.stride(-1);
       with_small_n(n, [&]<int N>() {
         const int nt = small_threads(B, N);
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
@@ -368,18 +376,18 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
           const int inf = linalg_small::lu<N>(m, perm, &swaps, rd);
           ip[b] = inf;
           if (inf) std::fill(o + b * N * N, o + (b + 1) * N * N, nan_value<T>());
-          else linalg_small::lu_inverse<N>(m, rd, perm, o + b * N * N);
+          else linalg_small::lu_inverse<N>(m, rd, perm, o + b * N * N, via_transpose);
         }
       });
     });
     if (check_errors) raise_info("linalg.inv_ex", info, Failure::Inverse);
     return {out, info};
   }
-  Tensor out = colmajor_empty(batch, n, n, A.dtype());
+  Tensor out = via_transpose ? empty(A.sizes(), TensorOptions(A.dtype())) : colmajor_empty(batch, n, n, A.dtype());
   if (out.numel() == 0) return {out, info};
   const std::vector<int64_t> off = batch_offsets(A, batch, 2);
-  // The factor is of A itself (a transposing copy straight into the result), so `info` names
-  // A's diagonal as PyTorch's. Large matrices are then inverted in place by getri with the
+  // The factor is of A^T (a plain copy) or of A (a transposing copy straight into the
+  // column-major result), as PyTorch picks. Large matrices are then inverted in place by getri with the
   // workspace it asks for (fewer flops than a solve on the identity: 4/3 n^3 against 2 n^3);
   // below kGetri getri measured slower than getrs on the identity (PyTorch's path) here.
   constexpr int64_t kGetri = 512;
@@ -402,7 +410,8 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
     for (int64_t b = 0; b < B; ++b) {
       T* m = o + b * n * n;
       T* lu = use_getri ? m : static_cast<T*>(scratch.data_ptr());
-      copy_mat(a + off[static_cast<size_t>(b)], A.stride(-2), A.stride(-1), lu, 1, n, n, n);
+      copy_mat(a + off[static_cast<size_t>(b)], A.stride(-2), A.stride(-1), lu, via_transpose ? n : 1,
+               via_transpose ? 1 : n, n, n);
       const int r = getrf(ni, ni, lu, ni, piv.data());
       ip[b] = r;
       if (r) {

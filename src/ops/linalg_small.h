@@ -109,9 +109,10 @@ inline void lu_solve_cols(const T (&a)[N][N], const T (&rd)[N], const int (&perm
   }
 }
 
-// The inverse from the factors: column j solves A x = e_j. Written row-major into out.
+// The inverse from the factors: column j solves A x = e_j. Written row-major into out, or
+// transposed (the inverse of A^T) when `transposed`.
 template <int N, typename T>
-inline void lu_inverse(const T (&a)[N][N], const T (&rd)[N], const int (&perm)[N], T* out) {
+inline void lu_inverse(const T (&a)[N][N], const T (&rd)[N], const int (&perm)[N], T* out, bool transposed = false) {
   T cols[N][N];
 #pragma GCC unroll 8
   for (int j = 0; j < N; ++j)
@@ -132,6 +133,13 @@ inline void lu_inverse(const T (&a)[N][N], const T (&rd)[N], const int (&perm)[N
       for (int j = 0; j < N; ++j) cols[j][i] -= a[i][k] * cols[j][k];
 #pragma GCC unroll 8
     for (int j = 0; j < N; ++j) cols[j][i] *= rd[i];
+  }
+  if (transposed) {
+#pragma GCC unroll 8
+    for (int j = 0; j < N; ++j)
+#pragma GCC unroll 8
+      for (int i = 0; i < N; ++i) out[j * N + i] = cols[j][i];
+    return;
   }
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i)

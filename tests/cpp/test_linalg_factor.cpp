@@ -81,9 +81,12 @@ TEST(LinalgFactor, LargeInverseAndInfo) {
   auto [X, info] = linalg::inv_ex(A);
   Tensor I = eye(n, std::nullopt, TensorOptions(kDouble));
   EXPECT_LT(max_err(matmul(A.select(0, 0), X.select(0, 0)), I), 1e-10);
-  auto [LU, piv, linfo] = linalg::lu_factor_ex(A);
+  // A contiguous real A is inverted through the LU of A^T, as PyTorch 1.13 does, whose info
+  // it reports: the zero row 3 is A^T's zero column, the fourth pivot.
+  auto [LU, piv, linfo] = linalg::lu_factor_ex(A.mT());
   EXPECT_EQ(info.select(0, 0).item<int64_t>(), 0);
   EXPECT_EQ(info.select(0, 1).item<int64_t>(), linfo.select(0, 1).item<int64_t>());
+  EXPECT_EQ(info.select(0, 1).item<int64_t>(), 4);
   EXPECT_GT(info.select(0, 1).item<int64_t>(), 0);
   EXPECT_TRUE(all(isnan(X.select(0, 1))).item<bool>());
   // float32 and a transposed (column-major) input take the same path
