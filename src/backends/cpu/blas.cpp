@@ -342,15 +342,17 @@ constexpr size_t kMaxBiasPlans = 128;
 
 const BiasPlan* bias_plan(const BiasKey& key) {
   static std::mutex mu;
-  static std::vector<BiasPlan*> plans;
+  // Kept for the process's lifetime, as the primitives are (never destroyed, so that the plans
+  // stay reachable at exit and leak checkers do not report them).
+  static auto* plans = new std::vector<BiasPlan*>();
   static const BiasPlan refused{};
   std::lock_guard<std::mutex> lock(mu);
-  for (const BiasPlan* p : plans)
+  for (const BiasPlan* p : *plans)
     if (p->key == key) return p;
-  if (plans.size() >= kMaxBiasPlans) return &refused;
-  auto* p = new BiasPlan();  // kept for the process's lifetime, as the primitives are
+  if (plans->size() >= kMaxBiasPlans) return &refused;
+  auto* p = new BiasPlan();
   p->key = key;
-  plans.push_back(p);
+  plans->push_back(p);
   dnnl_engine_t eng = dnnl_cpu_engine();
   if (!eng) return p;
   const dnnl_dims_t ad = {key.m, key.k}, as = {key.a_rs, key.a_cs}, bd = {key.k, key.n}, bs = {key.b_rs, key.b_cs},
