@@ -395,7 +395,8 @@ TEST(NnUtils, NormHooksOnAnyParameterMatchTorch) {
       } else {
         nn::utils::remove_weight_norm(m, pname);
       }
-      const Tensor* restored = m->named_parameters().find(pname);
+      const auto restored_params = m->named_parameters();  // find() points into this dict
+      const Tensor* restored = restored_params.find(pname);
       ASSERT_TRUE(restored);
       EXPECT_TRUE(ag::is_leaf(*restored));
       expect_close(*restored, pre + "/removed");
