@@ -88,7 +88,10 @@ Tensor max_unpool3d(const Tensor& input, const Tensor& indices, IntArrayRef kern
 // must be 0; with include_last_offset its last entry ends the last bag). An empty bag gives
 // zeros; entries equal to padding_idx (negative: from the end) take no part. max_norm renorms
 // the rows looked up in place first, unrecorded (as embedding's). per_sample_weights (mode
-// "sum" only) has input's shape and scales each row. Result: (bags, embedding_dim).
+// "sum" only) has input's shape and scales each row. scale_grad_by_freq divides each row's
+// gradient by its count in input (torch 1.13's CPU kernel divides by another index's count).
+// sparse goes to embedding, which has no sparse gradients (NotImplementedError).
+// Result: (bags, embedding_dim).
 Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& offsets = {},
                      std::optional<double> max_norm = std::nullopt, double norm_type = 2.0,
                      bool scale_grad_by_freq = false, const std::string& mode = "mean", bool sparse = false,

@@ -379,7 +379,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     1-D input that start at `offsets`. Built on embedding and index_add / scatter_reduce, so it
     differentiates like them; entries equal to padding_idx take no part."""
     if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if weight.dtype not in (_C.float16, _C.float32, _C.float64):
         raise RuntimeError(f"embedding_bag(): expected a float16, float32 or float64 weight, got {weight.dtype}")
     if per_sample_weights is not None:
@@ -401,19 +405,29 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+        if include_last_offset and offsets.numel() == 0:
+            raise RuntimeError("include_last_offset: number of offset should be at least 1")
         nbags = offsets.numel() - (1 if include_last_offset else 0)
         n = input.numel()
         if offsets.numel() and int(offsets[0]) != 0:
             raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                                f"position 0. However, got {int(offsets[0])}")
+        if offsets.numel() and int(offsets[-1]) > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                               f"{int(offsets[-1])}")
         starts = offsets[1:nbags]
         starts = starts[starts < n]
         bag_of = _C.zeros(n, dtype=_C.int64).index_add_(0, starts, _C.ones(starts.numel(), dtype=_C.int64)).cumsum(0)
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     idx = input.reshape(-1)
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += weight.size(0)
+    if padding_idx is not None:
+        num = weight.size(0)
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, "
+                               f"but got {padding_idx}")
+        if padding_idx < 0:
+            padding_idx += num
     rows = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)
     keep = (idx != padding_idx) if padding_idx is not None else _C.ones(idx.numel(), dtype=_C.bool)
     if per_sample_weights is not None:
