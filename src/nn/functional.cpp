@@ -208,6 +208,22 @@ Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool 
   return finish(input, ember::feature_alpha_dropout(input, p, training), inplace);
 }
 
+namespace {
+
+// torch 1.13's deprecation warning of dropout2d/3d for an input rank other than the
+// spatial dims plus a channel dim and an optional batch dim.
+void warn_feature_dropout_rank(int spatial, int64_t dim) {
+  const std::string name = "dropout" + std::to_string(spatial) + "d";
+  warn(name + ": Received a " + std::to_string(dim) + "-D input to " + name +
+       ", which is deprecated and will result in an error in a future release. To retain the behavior and "
+       "silence this warning, please use dropout instead. Note that " + name +
+       " exists to provide channel-wise dropout on inputs with " + std::to_string(spatial) +
+       " spatial dimensions, a channel dimension, and an optional batch dimension (i.e. " +
+       std::to_string(spatial + 1) + "D or " + std::to_string(spatial + 2) + "D inputs).");
+}
+
+}  // namespace
+
 Tensor dropout1d(const Tensor& input, double p, bool training, bool inplace) {
   check_p(p);
   const int64_t dim = input.dim();
@@ -220,14 +236,7 @@ Tensor dropout1d(const Tensor& input, double p, bool training, bool inplace) {
 Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
   check_p(p);
   const int64_t dim = input.dim();
-  if (dim != 3 && dim != 4) {
-    warn("dropout2d: Received a " + std::to_string(dim) +
-         "-D input to dropout2d, which is deprecated and will result in an error in a "
-         "future release. To retain the behavior and silence this warning, please use "
-         "dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
-         "inputs with 2 spatial dimensions, a channel dimension, and an optional batch "
-         "dimension (i.e. 3D or 4D inputs).");
-  }
+  if (dim != 3 && dim != 4) warn_feature_dropout_rank(2, dim);
   // torch 1.13 keeps the historical reading of 3-D input as (N, C, L), not as unbatched.
   if (dim == 3) {
     warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
@@ -241,14 +250,7 @@ Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
 Tensor dropout3d(const Tensor& input, double p, bool training, bool inplace) {
   check_p(p);
   const int64_t dim = input.dim();
-  if (dim != 4 && dim != 5) {
-    warn("dropout3d: Received a " + std::to_string(dim) +
-         "-D input to dropout3d, which is deprecated and will result in an error in a "
-         "future release. To retain the behavior and silence this warning, please use "
-         "dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
-         "inputs with 3 spatial dimensions, a channel dimension, and an optional batch "
-         "dimension (i.e. 4D or 5D inputs).");
-  }
+  if (dim != 4 && dim != 5) warn_feature_dropout_rank(3, dim);
   return finish(input, channel_dropout(input, p, training, dim == 5), inplace);
 }
 
