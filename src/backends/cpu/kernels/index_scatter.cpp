@@ -309,6 +309,11 @@ bool scatter_serial(const Loop& l) {
     return ok;
   }
   const auto usize = static_cast<uint64_t>(l.dim_size);
+  // The updates land in random order inside each row, which the hardware prefetchers cannot
+  // follow: the next pair of rows is prefetched line by line, in order, while this pair runs.
+  const int64_t row_lines = (l.dim_size * static_cast<int64_t>(sizeof(T)) + 63) / 64;
+  const int64_t next_rows = l.ndim == 2 ? l.self_strides[1] : 0;  // rows follow one stride
+  const int64_t every = std::max<int64_t>(1, n / std::max<int64_t>(row_lines, 1));
   T* pa = nullptr;
   const int64_t* pp = nullptr;
   const T* pb = nullptr;
@@ -323,10 +328,17 @@ bool scatter_serial(const Loop& l) {
     T* a = reinterpret_cast<T*>(s);
     const int64_t* p = reinterpret_cast<const int64_t*>(i);
     const T* b = reinterpret_cast<const T*>(o);
-    for (int64_t k = 0; k < n; ++k) {
+    const char* next = next_rows ? s + next_rows : nullptr;
+    for (int64_t k = 0, line = 0, due = 0; k < n; ++k) {
       if (Check && (static_cast<uint64_t>(pp[k]) >= usize || static_cast<uint64_t>(p[k]) >= usize)) {
         ok = false;
         return;
+      }
+      if (next && k == due && line < row_lines) {
+        __builtin_prefetch(next + line * 64, 1);
+        __builtin_prefetch(next + next_rows + line * 64, 1);
+        ++line;
+        due += every;
       }
       Op::apply(pa[pp[k]], pb[k]);
       Op::apply(a[p[k]], b[k]);
