@@ -29,6 +29,10 @@ DATA_DEPENDENT = {"nonzero", "nonzero_tuple", "argwhere", "masked_select", "uniq
                   "unique_consecutive", "bincount", "histc", "repeat_interleave_tensor", "repeat_interleave_index"}
 _INPLACE_ERROR = (RuntimeError, r"is not possible because there exists a Tensor `other`")
 _VALUES_ERROR = (RuntimeError, r"vmap: It looks like you're (calling \.item\(\)|attempting to use a Tensor)")
+# functorch's errors for results whose shape depends on the values (nonzero, unique, a batched
+# mask in masked_select; bincount and repeat_interleave when the samples' lengths differ)
+_DYNAMIC_ERROR = (RuntimeError, r"vmap: (We do not support batching operators that can output dynamic shape|"
+                                r"Attempted to vmap over `mask` in torch\.masked_select)")
 # Rows vmap must reject, with the error that says why:
 EXPECTED_ERRORS = {
     # the row's function writes its result into a tensor it makes itself (out=, copy_, or a
@@ -45,6 +49,8 @@ EXPECTED_ERRORS = {
         # linalg: matrix_exp picks its scaling from the norm, cholesky_inverse checks the
         # diagonal, lu_unpack builds the permutation from the pivots' values
         "matrix_exp", "linalg_matrix_exp", "cholesky_inverse", "cholesky_inverse_raw", "lu_unpack", "linalg_lu")},
+    # the result's shape depends on the values: functorch raises rather than loop
+    **{n: _DYNAMIC_ERROR for n in DATA_DEPENDENT | {"where_condition", "nonzero_as_tuple", "unique_method"}},
     # results that are not tensors cannot be batched
     "allclose": (ValueError, "must only return Tensors"),
     "equal": (ValueError, "must only return Tensors"),
