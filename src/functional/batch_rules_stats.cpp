@@ -227,6 +227,41 @@ bool full_norm_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   return true;
 }
 
+// histc(self, bins, min, max) of float / double samples: every sample's bin of each element,
+// (x - lo) * bins / (hi - lo) truncated in the sample's type as the kernel computes it, with
+// the sample's own range when min == max, counted by one scatter_add into [B, bins].
+bool histc_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor();
+  const int64_t bins = stack[1].get<int64_t>();
+  const double min = stack[2].get<Scalar>().to<double>(), max = stack[3].get<Scalar>().to<double>();
+  if (!batched_at(self, level) || bins <= 0 || (self.dtype() != kFloat && self.dtype() != kDouble)) return false;
+  const Tensor x = sample_rows(self, level, B);
+  if (has_batch(x)) return false;  // the ranges of an outer level's samples cannot be read here
+  const TensorOptions opts = TensorOptions(kDouble).device(x.device());
+  Tensor lo = ember::full({B, 1}, Scalar(min), opts), hi = ember::full({B, 1}, Scalar(max), opts);
+  if (min == max && self.numel() > 0) {
+    auto [mn, mx] = ember::aminmax(x, 1, true);
+    lo = mn.to(kDouble);
+    hi = mx.to(kDouble);
+  }
+  const Tensor same = lo.eq(hi);
+  lo = ember::sub(lo, same.to(kDouble));
+  hi = ember::add(hi, same.to(kDouble));
+  // Non-finite or empty ranges: the op's errors, per sample.
+  if (!ember::all(ember::isfinite(lo)).item().to<bool>() || !ember::all(ember::isfinite(hi)).item().to<bool>() ||
+      !ember::all(lo.lt(hi)).item().to<bool>())
+    return false;
+  const Tensor left = lo.to(self.dtype()), right = hi.to(self.dtype());
+  const Tensor inside = ember::logical_and(x.ge(left), x.le(right));
+  Tensor pos = ember::div(ember::mul(ember::sub(x, left), Scalar(bins)), ember::sub(right, left)).to(kInt64);
+  pos = ember::where(inside, ember::clamp_max(pos, Scalar(bins - 1)), ember::zeros_like(pos));
+  const Tensor counts = ember::scatter_add(ember::zeros({B, bins}, TensorOptions(self.dtype()).device(x.device())), 1,
+                                           pos, inside.to(self.dtype()));
+  stack.clear();
+  stack.emplace_back(make_batched(counts, level));
+  return true;
+}
+
 void set_rule(const char* name, BatchRule rule) {
   if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
@@ -242,6 +277,7 @@ void register_stats_batch_rules() {
   for (const char* n : {"bucketize.Tensor", "bucketize.Scalar"}) set_rule(n, &bucketize_rule);
   for (const char* n : {"aminmax", "count_nonzero", "repeat_interleave.self_int"}) set_rule(n, &optional_dim_rule);
   set_rule("norm.Scalar", &full_norm_rule);
+  set_rule("histc", &histc_rule);
 }
 
 }  // namespace ember::func::detail
