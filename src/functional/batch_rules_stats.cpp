@@ -262,6 +262,73 @@ bool histc_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   return true;
 }
 
+// histogram(self, bins, range | edges, weight, density) -> (hist, bin_edges) of float / double
+// samples: each sample's edges as one row of [B, bins + 1] (its own data range, a given range,
+// or the edges tensor), every element's bin found by one searchsorted over the rows (the
+// kernel's upper bound), and the counts (or weights) summed by one scatter_add.
+bool histogram_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
+  const Tensor self = stack[0].tensor();
+  const bool given_edges = stack[1].is_tensor();
+  const size_t w_at = given_edges ? 2 : 3;
+  const std::optional<Tensor> weight =
+      stack[w_at].is_none() || !stack[w_at].tensor().defined() ? std::nullopt : std::optional<Tensor>(stack[w_at].tensor());
+  const bool density = stack[w_at + 1].get<bool>();
+  if (self.dtype() != kFloat && self.dtype() != kDouble) return false;
+  if (weight && (!weight->sizes().equals(self.sizes()) || weight->dtype() != self.dtype())) return false;
+  const Tensor x = sample_rows(self, level, B);
+  if (has_batch(x)) return false;  // an outer level's ranges cannot be read here
+  const TensorOptions opts = TensorOptions(self.dtype()).device(x.device());
+  Tensor edges;
+  if (given_edges) {
+    const Tensor e = stack[1].tensor();
+    if (e.dim() != 1 || e.numel() == 0 || e.dtype() != self.dtype()) return false;  // the op's errors, per sample
+    edges = physical_or_expanded(e, level, B);
+  } else {
+    const int64_t bins = stack[1].get<int64_t>();
+    if (bins <= 0) return false;
+    std::vector<Tensor> rows;
+    auto row = [&](double lo, double hi) {
+      if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) return false;
+      if (lo == hi) {  // an empty range widens, as the op does
+        lo -= 0.5;
+        hi += 0.5;
+      }
+      rows.push_back(ember::linspace(lo, hi, bins + 1, opts));
+      return true;
+    };
+    if (!stack[2].is_none()) {
+      const std::vector<double> r = stack[2].get<std::vector<double>>();
+      if (r.size() != 2 || !row(r[0], r[1])) return false;
+      edges = rows[0].unsqueeze(0).expand({B, bins + 1});
+    } else if (self.numel() == 0) {
+      if (!row(0.0, 1.0)) return false;
+      edges = rows[0].unsqueeze(0).expand({B, bins + 1});
+    } else {
+      auto [mn, mx] = ember::aminmax(x, 1);
+      const Tensor lo = mn.to(kDouble).contiguous(), hi = mx.to(kDouble).contiguous();
+      for (int64_t b = 0; b < B; ++b)
+        if (!row(lo.data_ptr<double>()[b], hi.data_ptr<double>()[b])) return false;
+      edges = B > 0 ? ember::stack(rows, 0) : ember::empty({0, bins + 1}, opts);
+    }
+  }
+  const int64_t bins = edges.size(1) - 1;
+  const Tensor left = edges.narrow(1, 0, 1), right = edges.narrow(1, bins, 1);
+  const Tensor inside = ember::logical_and(x.ge(left), x.le(right));
+  Tensor pos = ember::sub(ember::searchsorted(edges.contiguous(), x.contiguous(), false, true), Scalar(1));
+  pos = ember::where(inside, ember::clamp(pos, Scalar(0), Scalar(std::max<int64_t>(bins - 1, 0))), ember::zeros_like(pos));
+  Tensor add = inside.to(self.dtype());
+  if (weight) add = ember::mul(add, sample_rows(*weight, level, B));
+  Tensor hist = bins == 0 ? ember::zeros({B, 0}, opts) : ember::scatter_add(ember::zeros({B, bins}, opts), 1, pos, add);
+  if (density) {
+    const Tensor widths = ember::sub(edges.narrow(1, 1, bins), edges.narrow(1, 0, bins));
+    hist = ember::div(ember::div(hist, ember::sum(hist, {1}, true)), widths);
+  }
+  stack.clear();
+  stack.emplace_back(make_batched(hist, level));
+  stack.emplace_back(make_batched(ember::clone(edges), level));
+  return true;
+}
+
 void set_rule(const char* name, BatchRule rule) {
   if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
@@ -278,6 +345,7 @@ void register_stats_batch_rules() {
   for (const char* n : {"aminmax", "count_nonzero", "repeat_interleave.self_int"}) set_rule(n, &optional_dim_rule);
   set_rule("norm.Scalar", &full_norm_rule);
   set_rule("histc", &histc_rule);
+  for (const char* n : {"histogram.bins_tensor", "histogram.bin_ct"}) set_rule(n, &histogram_rule);
 }
 
 }  // namespace ember::func::detail

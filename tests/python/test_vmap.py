@@ -104,7 +104,7 @@ RULE_ROWS = {
 # Rows served by the rules of batch_rules_{stats,linalg,gather,spatial,dynamic,products}.cpp (the
 # dynamic-shape rows raise functorch's error instead of looping).
 RULE_ROWS |= {
-    "histc", "histc_const", "_fft_c2c", "_fft_c2r", "_fft_r2c", "_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa_backward",
+    "histc", "histc_const", "histogram", "histogram_edges", "_fft_c2c", "_fft_c2r", "_fft_r2c", "_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa_backward",
     "_upsample_bicubic2d_aa_backward_channels_last", "_upsample_bilinear2d_aa",
     "_upsample_bilinear2d_aa_backward", "_upsample_bilinear2d_aa_backward_channels_last", "addbmm_inplace",
     "addbmm_out", "addmm_inplace", "addmm_out", "addmv_inplace", "addmv_out", "aminmax", "argwhere",
@@ -701,6 +701,12 @@ def _histc(lib, F, x):
     return lib.histc(x, bins=5), lib.histc(x, bins=4, min=-1, max=1), lib.histc(x * 0 + 2, bins=3)
 
 
+def _histogram(lib, F, x, w, e):
+    e = e.sort()[0]
+    return (*lib.histogram(x, 4), *lib.histogram(x, 3, range=(-1.0, 1.0), weight=w.abs(), density=True),
+            *lib.histogram(x, e, weight=w))
+
+
 def _bincount(lib, F, i, w):
     return lib.bincount(i, w, minlength=7)
 
@@ -838,6 +844,8 @@ RULE_CASES = {
                                      ["masked_select"], (0,)),
     "histc_sample_and_given_ranges": (_histc, [np.concatenate([_rand(BR, 20), np.array([[-1.0, 1.0, 0.5]] * BR)], 1)],
                                       0, ["histc"], None),
+    "histogram_sample_ranges_and_edges": (_histogram, [_rand(BR, 4, 5), _rand(BR, 4, 5), _rand(BR, 6)], 0,
+                                          ["histogram.bin_ct", "histogram.bins_tensor"], None),
     "bincount_equal_lengths": (_bincount, [_idx(BR, 9, high=6), _rand(BR, 9)], 0, ["bincount"], None),
 }
 
