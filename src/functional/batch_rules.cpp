@@ -165,7 +165,8 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
   if (take_along_flat_rule(op, stack, level, B) || cross_default_dim_rule(op, stack, level)) return true;
   bool same_rank = true;  // scalar indices, legacy empty tensors in cat: batch_rules_gather.cpp
   for_each_tensor(stack, [&](Tensor& t) { same_rank = same_rank && (!t.defined() || t.dim() == self.dim()); });
-  if (!same_rank || self.dim() == 0) return scalar_operands_rule(op, stack, level) || cat_legacy_empty_rule(op, stack, level);
+  if (!same_rank || self.dim() == 0)
+    return scalar_operands_rule(op, stack, level) || cat_legacy_empty_rule(op, stack, level);
   const bool writes = writes_args(op);
   Stack orig = stack;
   if (!shift_dims(op, stack, self.dim())) {

@@ -25,7 +25,8 @@ bool masked_select_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) 
   const Tensor self = stack[0].tensor(), mask = stack[1].tensor();
   EMBER_CHECK(!batched_at(mask, level), RuntimeError, "vmap: Attempted to vmap over `mask` in "
               "torch.masked_select(self, mask) We cannot support this because for each batch this would return a "
-              "differently shaped Tensor. Please voice your support in https://github.com/pytorch/functorch/issues/256");
+              "differently shaped Tensor. Please voice your support in "
+              "https://github.com/pytorch/functorch/issues/256");
   if (mask.dtype() != kBool) return false;  // the op's error, per sample
   DimVector shape;
   try {
@@ -76,8 +77,9 @@ bool bincount_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   std::optional<Tensor> w;
   if (weights) w = physical_or_expanded(*weights, level, B).reshape({-1});
   // Every sample empty without a minlength: no bins, in the op's result type.
-  const Tensor flat = L == 0 ? rows.reshape({-1})
-                             : ember::add(rows, ember::arange(0, B * L, L, TensorOptions(rows.dtype())).view({B, 1})).reshape({-1});
+  const Tensor flat =
+      L == 0 ? rows.reshape({-1})
+             : ember::add(rows, ember::arange(0, B * L, L, TensorOptions(rows.dtype())).view({B, 1})).reshape({-1});
   Tensor r = ember::bincount(flat, w, B * L).view({B, L});
   stack.clear();
   stack.emplace_back(make_batched(r, level));

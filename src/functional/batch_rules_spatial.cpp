@@ -61,7 +61,8 @@ void register_spatial_batch_rules() {
   set_rule("grid_sampler_3d_backward", &fold_n_rule<3, 5, false, -1>);
   set_rule("im2col", &fold_n_rule<1, 4, true, -1>);
   set_rule("col2im", &fold_n_rule<1, 3, true, -1>);
-  for (const char* n : {"_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"}) set_rule(n, &fold_n_rule<1, 4, false, -1>);
+  for (const char* n : {"_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"})
+    set_rule(n, &fold_n_rule<1, 4, false, -1>);
   for (const char* n : {"_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa_backward"})
     set_rule(n, &fold_n_rule<1, 4, false, 2>);
 }

@@ -23,7 +23,8 @@ Tensor sample_rows(const Tensor& t, int64_t level, int64_t B) {
 // std(self, unbiased), var, std_mean, var_mean: the .dim overload over each flattened sample.
 bool full_stat_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   if (stack.size() != 2 || !batched_at(stack[0].tensor(), level)) return false;
-  Stack s{IValue(sample_rows(stack[0].tensor(), level, B)), IValue(std::vector<int64_t>{1}), static_cast<const IValue&>(stack[1]), IValue(false)};
+  Stack s{IValue(sample_rows(stack[0].tensor(), level, B)), IValue(std::vector<int64_t>{1}),
+          static_cast<const IValue&>(stack[1]), IValue(false)};
   redispatch(op_named(op.schema().name + ".dim"), s);
   stack = std::move(s);
   wrap_results(stack, level);
@@ -37,9 +38,8 @@ bool full_median_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B)
   if (!batched_at(self, level) || (self.numel() == 0 && !is_floating_point(self.dtype()))) return false;
   if (self.numel() == 0) {
     stack.clear();
-    stack.emplace_back(make_batched(
-        ember::full({B}, Scalar(std::numeric_limits<double>::quiet_NaN()), TensorOptions(self.dtype()).device(self.device())),
-        level));
+    const TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
+    stack.emplace_back(make_batched(ember::full({B}, Scalar(std::numeric_limits<double>::quiet_NaN()), opts), level));
     return true;
   }
   Stack s{IValue(sample_rows(self, level, B)), IValue(int64_t{1}), IValue(false)};
@@ -270,8 +270,8 @@ bool histogram_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const Tensor self = stack[0].tensor();
   const bool given_edges = stack[1].is_tensor();
   const size_t w_at = given_edges ? 2 : 3;
-  const std::optional<Tensor> weight =
-      stack[w_at].is_none() || !stack[w_at].tensor().defined() ? std::nullopt : std::optional<Tensor>(stack[w_at].tensor());
+  std::optional<Tensor> weight;
+  if (!stack[w_at].is_none() && stack[w_at].tensor().defined()) weight = stack[w_at].tensor();
   const bool density = stack[w_at + 1].get<bool>();
   if (self.dtype() != kFloat && self.dtype() != kDouble) return false;
   if (weight && (!weight->sizes().equals(self.sizes()) || weight->dtype() != self.dtype())) return false;
@@ -315,7 +315,8 @@ bool histogram_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const Tensor left = edges.narrow(1, 0, 1), right = edges.narrow(1, bins, 1);
   const Tensor inside = ember::logical_and(x.ge(left), x.le(right));
   Tensor pos = ember::sub(ember::searchsorted(edges.contiguous(), x.contiguous(), false, true), Scalar(1));
-  pos = ember::where(inside, ember::clamp(pos, Scalar(0), Scalar(std::max<int64_t>(bins - 1, 0))), ember::zeros_like(pos));
+  pos = ember::clamp(pos, Scalar(0), Scalar(std::max<int64_t>(bins - 1, 0)));
+  pos = ember::where(inside, pos, ember::zeros_like(pos));
   Tensor add = inside.to(self.dtype());
   if (weight) add = ember::mul(add, sample_rows(*weight, level, B));
   Tensor hist = bins == 0 ? ember::zeros({B, 0}, opts) : ember::scatter_add(ember::zeros({B, bins}, opts), 1, pos, add);
@@ -339,7 +340,8 @@ void register_stats_batch_rules() {
   for (const char* n : {"std", "var", "std_mean", "var_mean"}) set_rule(n, &full_stat_rule);
   for (const char* n : {"median", "nanmedian"}) set_rule(n, &full_median_rule);
   set_rule("msort", &msort_rule);
-  for (const char* n : {"quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar"}) set_rule(n, &quantile_rule);
+  for (const char* n : {"quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar"})
+    set_rule(n, &quantile_rule);
   for (const char* n : {"searchsorted.Tensor", "searchsorted.Scalar"}) set_rule(n, &searchsorted_rule);
   for (const char* n : {"bucketize.Tensor", "bucketize.Scalar"}) set_rule(n, &bucketize_rule);
   for (const char* n : {"aminmax", "count_nonzero", "repeat_interleave.self_int"}) set_rule(n, &optional_dim_rule);
