@@ -848,7 +848,7 @@ void register_batch_rules() {
   register_gather_batch_rules();
   register_spatial_batch_rules();
   register_dynamic_batch_rules();
-  register_product_batch_rules();
+  register_out_batch_rules();  // last: it serves the out= forms of ops that have rules by now
 }
 
 }  // namespace ember::func::detail

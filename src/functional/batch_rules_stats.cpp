@@ -215,13 +215,15 @@ bool optional_dim_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
   return true;
 }
 
-// norm(self, p) over the whole sample: norm over dim 1 of [B, numel].
+// norm(self, p) and norm(self, p, dtype) over the whole sample: norm over dim 1 of [B, numel].
 bool full_norm_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const Tensor self = stack[0].tensor();
   if (!batched_at(self, level)) return false;
+  const bool dtype = stack.size() == 3;
   Stack s{IValue(sample_rows(self, level, B)), static_cast<const IValue&>(stack[1]), IValue(std::vector<int64_t>{1}),
           IValue(false)};
-  redispatch(op_named("norm.ScalarOpt_dim"), s);
+  if (dtype) s.push_back(static_cast<const IValue&>(stack[2]));
+  redispatch(op_named(dtype ? "norm.ScalarOpt_dim_dtype" : "norm.ScalarOpt_dim"), s);
   stack = std::move(s);
   wrap_results(stack, level);
   return true;
@@ -345,7 +347,7 @@ void register_stats_batch_rules() {
   for (const char* n : {"searchsorted.Tensor", "searchsorted.Scalar"}) set_rule(n, &searchsorted_rule);
   for (const char* n : {"bucketize.Tensor", "bucketize.Scalar"}) set_rule(n, &bucketize_rule);
   for (const char* n : {"aminmax", "count_nonzero", "repeat_interleave.self_int"}) set_rule(n, &optional_dim_rule);
-  set_rule("norm.Scalar", &full_norm_rule);
+  for (const char* n : {"norm.Scalar", "norm.ScalarOpt_dtype"}) set_rule(n, &full_norm_rule);
   set_rule("histc", &histc_rule);
   for (const char* n : {"histogram.bins_tensor", "histogram.bin_ct"}) set_rule(n, &histogram_rule);
 }

@@ -61,7 +61,7 @@ void register_linalg_batch_rules();  // solves with broadcasting operands (batch
 void register_gather_batch_rules();  // take, put (batch_rules_gather.cpp)
 void register_spatial_batch_rules();  // grid sampling, im2col / col2im, antialiased resampling
 void register_dynamic_batch_rules();  // ops whose result shape depends on the values
-void register_product_batch_rules();  // in-place and out= matrix products (batch_rules_products.cpp)
+void register_out_batch_rules();  // in-place products, out= forms (batch_rules_out.cpp)
 // Sets op's rule and serves op at the Vmap key (so that the rule wins over a composite).
 void set_batch_rule(const OpEntry& op, BatchRule rule);
 // The Vmap key's kernel (rules, pointwise, loop fallback).

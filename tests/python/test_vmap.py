@@ -345,20 +345,25 @@ def test_randomness():
 
 def test_fallback_warns_once_naming_the_op():
     # in a fresh process: the warning is given once per op and process
-    # (topk into out= tensors has no rule: its samples are written through views, one by one)
+    # (a fused optimizer step has no rule: each sample's parameters are updated through a view)
     code = ("import warnings, ember\n"
-            "x = ember.randn(3, 5, dtype=ember.float64)\n"
-            "v, i = ember.empty(3, 2, dtype=ember.float64), ember.empty(3, 2, dtype=ember.int64)\n"
+            "p, g = ember.randn(3, 5, dtype=ember.float64), ember.randn(3, 5, dtype=ember.float64)\n"
+            "want = [p.clone(), p.clone()]\n"
+            "for b in range(3):\n"
+            "    ember._C._fused_sgd_([want[0][b]], [g[b]], [], lr=0.1)\n"
+            "    ember._C._fused_sgd_([want[1][b]], [g[b]], [], lr=0.1)\n"
+            "    ember._C._fused_sgd_([want[1][b]], [g[b]], [], lr=0.1)\n"
+            "step = lambda a, b: (ember._C._fused_sgd_([a], [b], [], lr=0.1), a)[1]\n"
             "with warnings.catch_warnings(record=True) as rec:\n"
             "    warnings.simplefilter('always')\n"
-            "    ember.vmap(lambda a, v, i: ember.topk(a, 2, out=(v, i)))(x, v, i)\n"
-            "    ember.vmap(lambda a, v, i: ember.topk(a, 2, out=(v, i)))(x, v, i)\n"
-            "want = ember.topk(x, 2)\n"
-            "assert bool((v == want.values).all()) and bool((i == want.indices).all())\n"
+            "    out = ember.vmap(step)(p, g)\n"
+            "    assert bool((out == want[0]).all()) and bool((p == want[0]).all())\n"
+            "    ember.vmap(step)(p, g)\n"
+            "assert bool((p == want[1]).all())\n"
             "print([str(w.message) for w in rec])\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.count("batching rule for topk.values") == 1, r.stdout
+    assert r.stdout.count("batching rule for _fused_sgd_") == 1, r.stdout
 
 
 # ---------------------------------------------------------------- errors
@@ -709,6 +714,13 @@ def _histogram(lib, F, x, w, e):
             *lib.histogram(x, e, weight=w))
 
 
+def _out_forms(lib, F, x, o1, o2, v, i):
+    lib.cumsum(x, 1, out=o1)
+    lib.tril(x, out=o2)
+    lib.sort(x, 1, out=(v, i))
+    return o1, o2, v, i
+
+
 def _bincount(lib, F, i, w):
     return lib.bincount(i, w, minlength=7)
 
@@ -848,6 +860,8 @@ RULE_CASES = {
                                       0, ["histc"], None),
     "histogram_sample_ranges_and_edges": (_histogram, [_rand(BR, 4, 5), _rand(BR, 4, 5), _rand(BR, 6)], 0,
                                           ["histogram.bin_ct", "histogram.bins_tensor"], None),
+    "out_forms_batched_out": (_out_forms, [_rand(BR, 3, 4), _rand(BR, 3, 4), _rand(BR, 3, 4), _rand(BR, 3, 4),
+                                           _idx(BR, 3, 4, high=2)], 0, ["cumsum.out", "tril.out", "sort.values"], None),
     "bincount_equal_lengths": (_bincount, [_idx(BR, 9, high=6), _rand(BR, 9)], 0, ["bincount"], None),
 }
 
@@ -956,14 +970,15 @@ def test_vmap_coverage_inventory():
     assert set(cov.values()) <= {"rule", "random", "composite", "pointwise", "loop"}
     assert cov["add.Tensor"] == "pointwise" and cov["batch_norm"] == "composite"
     assert cov["bernoulli"] == "random" and cov["native_batch_norm"] == "rule"
-    assert "topk.values" in {n for n, k in cov.items() if k == "loop"} and cov["histc"] == "rule"
+    assert "_fused_sgd_" in {n for n, k in cov.items() if k == "loop"} and cov["histc"] == "rule"
+    assert cov["topk.values"] == "rule" and cov["addmm_"] == "rule"  # out= and in-place forms
     # the script prints the same inventory
     script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "vmap_coverage.py")
     r = subprocess.run([sys.executable, script], capture_output=True, text=True, env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     loop = sorted(n for n, k in cov.items() if k == "loop")
     assert f"ops without a rule (per-sample loop), {len(loop)}:" in r.stdout
-    assert "\n  topk.values\n" in r.stdout
+    assert "\n  _fused_sgd_\n" in r.stdout
 
 
 def test_dynamic_shape_errors_match_functorch():
