@@ -1024,3 +1024,38 @@ def test_inplace_products_need_batched_self():
     y = ember.ones(3, 2, 5, dtype=ember.float64)
     vmap(lambda s, m: s.addmm_(m, b, beta=2.0))(y, a)
     np.testing.assert_allclose(y.numpy(), (2 + a @ b).numpy(), rtol=1e-12)
+
+
+def test_nested_vmap_through_rules_of_whole_samples_and_broadcasts():
+    # the inner level's physical tensors are batched at the outer level: rules must not read
+    # their values (histc then loops over the inner samples) nor mix the two batch dims
+    gen = np.random.default_rng(5)
+    t = lambda *s: ember.from_numpy(gen.standard_normal(s))  # noqa: E731
+    F = ember.nn.functional
+    x, eye = t(2, 3, 4, 5), ember.eye(4, dtype=ember.float64)
+    cases = {
+        "std": (lambda a: a.std(), (x,), (0,)),
+        "median": (lambda a: a.median(), (x,), (0,)),
+        "quantile_batched_q": (lambda a, q: ember.quantile(a, q, dim=0), (x, t(2, 3, 2).sigmoid()), (0, 0)),
+        "solve_vector_rhs": (lambda a, v: ember.linalg.solve(a + 4 * eye, v), (t(2, 3, 4, 4), t(4)), (0, None)),
+        "take": (lambda a, i: ember.take(a, i), (x, ember.from_numpy(gen.integers(-20, 20, (2, 3, 6)))), (0, 0)),
+        "searchsorted": (lambda s, v: ember.searchsorted(s.sort()[0], v), (t(2, 3, 7), t(2, 3, 5)), (0, 0)),
+        "grid_sample": (lambda i, g: F.grid_sample(i, g.tanh(), align_corners=False), (t(2, 3, 1, 2, 4, 5),
+                                                                                         t(2, 3, 1, 3, 2, 2)), (0, 0)),
+        "histc": (lambda a: ember.histc(a, 4), (x,), (0,)),
+        "gather_scalar": (lambda a: a.sum().gather(0, ember.tensor(0)), (x,), (0,)),
+        "masked_scatter": (lambda a, m: a.masked_scatter(m, a * 2), (x, x > 0), (0, 0)),
+        "cross_entropy_smoothing": (lambda a, c: F.cross_entropy(a, c, label_smoothing=0.2),
+                                    (t(2, 3, 4, 4), ember.from_numpy(gen.integers(0, 4, (2, 3, 4)))), (0, 0)),
+    }
+    for name, (f, args, dims) in cases.items():
+        got = vmap(vmap(f, in_dims=dims), in_dims=dims)(*args)
+        want = ember.stack([ember.stack([f(*[a[i][j] if d is not None else a for a, d in zip(args, dims)])
+                                         for j in range(3)]) for i in range(2)])
+        assert tuple(got.shape) == tuple(want.shape), name
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+    # a per-sample matrix against batched right-hand sides of the inner level
+    a, b = t(2, 4, 4) + 4 * eye, t(3, 4)
+    got = vmap(lambda m: vmap(lambda v: ember.linalg.solve(m, v))(b))(a)
+    want = ember.stack([ember.stack([ember.linalg.solve(a[i], b[j]) for j in range(3)]) for i in range(2)])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)
