@@ -1,7 +1,7 @@
 // Batch rules for the gather / scatter family where the samples' ranks differ from the usual
 // case (batch_rules.cpp's expand_dim_shift_rule handles operands of one rank): 0-dim samples
-// and scalar indices, cat with legacy empty tensors, take_along_dim without a dim, take and
-// put (flat indices into each sample).
+// and scalar indices, cat with legacy empty tensors, take_along_dim and cross without a dim;
+// and take, put (flat indices into each sample) and masked_scatter.
 #include "ember/ops.h"
 #include "functional/batched.h"
 

@@ -1,7 +1,7 @@
 // Batch rules for statistics of whole samples and the sort-based ops: std / var / std_mean /
-// var_mean without dims, median / nanmedian, quantile / nanquantile, msort, and bucketize /
-// searchsorted with batched boundaries. (Reductions over given dims move their dims by one,
-// batch_rules.cpp.)
+// var_mean, median / nanmedian, norm(p), aminmax, count_nonzero and repeat_interleave without
+// a dim, quantile / nanquantile, msort, bucketize / searchsorted with batched boundaries, and
+// histc / histogram. (Reductions over given dims move their dims by one, batch_rules.cpp.)
 #include "ember/ops.h"
 #include "functional/batched.h"
 
