@@ -627,11 +627,14 @@ bool copy_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
 
 // nll_loss with class-index targets: one unreduced call over every sample's rows, then each
 // sample's reduction (a mean divides by that sample's total target weight, as nll_loss does).
-// A sample [N, C, d1, ...] (targets [N, d1, ...]) gives rows with the classes last.
+// A sample [N, C, d1, ...] (targets [N, d1, ...]) gives rows with the classes last. Per-sample
+// class weights (batched) are gathered by each row's target and applied after an unweighted call.
 bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const Tensor self = stack[0].tensor(), target = stack[1].tensor();
-  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
-  if ((weight && batched_at(*weight, level)) || self.dim() < 1 || target.dim() != self.dim() - 1) return false;
+  std::optional<Tensor> weight;
+  if (!stack[2].is_none() && stack[2].tensor().defined()) weight = stack[2].tensor();
+  const bool weight_b = weight && batched_at(*weight, level);
+  if (self.dim() < 1 || target.dim() != self.dim() - 1) return false;
   for (int64_t d = 0; d < target.dim(); ++d)
     if (target.size(d) != self.size(d < 1 ? d : d + 1)) return false;  // the op's error, per sample
   const int64_t reduction = stack[3].get<int64_t>(), ignore = stack[4].get<int64_t>();
@@ -639,8 +642,23 @@ bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   if (self.dim() > 2) p = ember::movedim(p, 2, -1);
   const Tensor t = physical_or_expanded(target, level, B);
   const int64_t c = self.size(self.dim() == 1 ? 0 : 1), n = self.numel() / std::max<int64_t>(c, 1);
-  Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight, Reduction::None, ignore);
+  if (weight_b && (weight->dim() != 1 || weight->size(0) != c)) return false;  // the op's error, per sample
+  Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight_b ? std::nullopt : weight,
+                                Reduction::None, ignore);
   loss = loss.view({B, n});
+  const Tensor tf = t.reshape({B, n});
+  const Tensor kept = ember::ne(tf, Scalar(ignore));
+  Tensor picked;  // each row's class weight, 0 for ignored targets
+  if (weight_b) {
+    picked = ember::mul(ember::gather(physical_of(*weight), 1, ember::where(kept, tf, ember::zeros_like(tf))),
+                        kept.to(loss.dtype()));
+    loss = ember::mul(loss, picked);
+  } else if (weight) {
+    const Tensor safe = ember::where(kept, tf, ember::zeros_like(tf)).flatten();
+    picked = ember::mul(kept.to(loss.dtype()), ember::index_select(*weight, 0, safe).view({B, n}));
+  } else {
+    picked = kept.to(loss.dtype());
+  }
   Tensor r;
   if (reduction == Reduction::None) {
     DimVector sz{B};
@@ -649,11 +667,7 @@ bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   } else if (reduction == Reduction::Sum) {
     r = ember::sum(loss, {1});
   } else {
-    const Tensor tf = t.reshape({B, n});
-    const Tensor kept = ember::ne(tf, Scalar(ignore));
-    Tensor w = kept.to(loss.dtype());
-    if (weight) w = ember::mul(w, ember::index_select(*weight, 0, ember::where(kept, tf, ember::zeros_like(tf)).flatten()).view({B, n}));
-    r = ember::div(ember::sum(loss, {1}), ember::sum(w, {1}));
+    r = ember::div(ember::sum(loss, {1}), ember::sum(picked, {1}));
   }
   stack.clear();
   stack.emplace_back(make_batched(r, level));

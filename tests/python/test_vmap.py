@@ -637,6 +637,12 @@ def _cross_entropy_smooth(lib, F, x, t, w):
             F.cross_entropy(x, t, weight=w, label_smoothing=0.1, reduction="none"))
 
 
+def _nll_batched_weight(lib, F, x, t, w):
+    lp = F.log_softmax(x, 1)
+    return (F.nll_loss(lp, t, weight=w, ignore_index=1), F.nll_loss(lp, t, weight=w, reduction="sum"),
+            F.nll_loss(lp, t, weight=w, reduction="none"), F.cross_entropy(x, t, weight=w, label_smoothing=0.1))
+
+
 def _cross_entropy_probs(lib, F, x, p):
     return F.cross_entropy(x, p.softmax(1), label_smoothing=0.1), F.cross_entropy(x, p.softmax(1), reduction="none")
 
@@ -825,6 +831,9 @@ RULE_CASES = {
     "cross_entropy_label_smoothing": (_cross_entropy_smooth, [_rand(BR, 5, 4), _idx(BR, 5, high=4),
                                                               _rand(4, positive=True)], (0, 0, None),
                                       ["cross_entropy_loss", "nll_loss", "take"], (0,)),
+    "nll_loss_batched_weight": (_nll_batched_weight, [_rand(BR, 5, 4, 2), _idx(BR, 5, 2, high=4),
+                                                      _rand(BR, 4, positive=True)], 0,
+                                ["nll_loss", "cross_entropy_loss"], (0,)),  # (torch: no gradient for weight)
     "cross_entropy_probabilities": (_cross_entropy_probs, [_rand(BR, 3, 4, 2), _rand(BR, 3, 4, 2)], 0,
                                     ["cross_entropy_loss"], (0, 1)),
     "index_select_scalar_samples": (_index_select_scalar, [_rand(BR)], 0, ["index_select"], (0,)),
