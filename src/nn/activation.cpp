@@ -141,30 +141,28 @@ DropoutNd::DropoutNd(double p, const char* layer) : p(p) {
 
 std::string DropoutNd::extra_repr() const { return "p=" + detail::py_float(p) + ", inplace=False"; }
 
-Tensor Dropout::forward(const Tensor& input) { return dropout(input, p, is_training()); }
+Tensor Dropout::forward(const Tensor& input) { return functional::dropout(input, p, is_training()); }
 
 Tensor Dropout1d::forward(const Tensor& input) {
   detail::check_dims(*this, input, 2, 3, "(N, C, L) or (C, L)");
-  if (input.dim() == 2) return feature_dropout(input.unsqueeze(0), p, is_training()).squeeze(0);
-  return feature_dropout(input, p, is_training());
+  return functional::dropout1d(input, p, is_training());
 }
 
 Tensor Dropout2d::forward(const Tensor& input) {
   detail::check_dims(*this, input, 3, 4, "(N, C, H, W) or (N, C, L)");
-  return feature_dropout(input, p, is_training());
+  return functional::dropout2d(input, p, is_training());
 }
 
 Tensor Dropout3d::forward(const Tensor& input) {
   detail::check_dims(*this, input, 4, 5, "(N, C, D, H, W) or (C, D, H, W)");
-  if (input.dim() == 4) return feature_dropout(input.unsqueeze(0), p, is_training()).squeeze(0);
-  return feature_dropout(input, p, is_training());
+  return functional::dropout3d(input, p, is_training());
 }
 
-Tensor AlphaDropout::forward(const Tensor& input) { return alpha_dropout(input, p, is_training()); }
+Tensor AlphaDropout::forward(const Tensor& input) { return functional::alpha_dropout(input, p, is_training()); }
 
 Tensor FeatureAlphaDropout::forward(const Tensor& input) {
   detail::check_dims(*this, input, 2, 64, "(N, C, *)");
-  return feature_alpha_dropout(input, p, is_training());
+  return functional::feature_alpha_dropout(input, p, is_training());
 }
 
 }  // namespace ember::nn

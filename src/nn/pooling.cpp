@@ -56,31 +56,13 @@ Tensor MaxUnpoolNd::unpool(const Tensor& input, const Tensor& indices, IntArrayR
               ": expected indices of the input's shape ", input.sizes(), ", got shape ", indices.sizes());
   EMBER_CHECK(indices.dtype() == kInt64, TypeError, name(), ": expected int64 indices, got ", indices.dtype());
   const auto& op = options;
-  const auto n = static_cast<size_t>(dims_);
-  // The size max_pool came from by default; output_size may pick another one within a stride.
-  std::vector<int64_t> size(n);
-  for (size_t d = 0; d < n; ++d)
-    size[d] = (input.size(input.dim() - dims_ + static_cast<int64_t>(d)) - 1) * op.stride[d] + op.kernel_size[d] -
-              2 * op.padding[d];
-  if (!output_size.empty()) {
-    EMBER_CHECK(output_size.size() == n || output_size.size() == n + 2, ValueError, name(),
-                ": output_size should be a sequence containing ", n, " or ", n + 2,
-                " elements, but it has a length of '", output_size.size(), "'");
-    const IntArrayRef spatial = output_size.slice(output_size.size() - n, n);
-    for (size_t d = 0; d < n; ++d) {
-      const int64_t lo = size[d] - op.stride[d], hi = size[d] + op.stride[d];
-      EMBER_CHECK(lo < spatial[d] && spatial[d] < hi, ValueError, name(), ": invalid output_size ", spatial,
-                  " (dim ", d, " must be between ", lo, " and ", hi, ")");
-    }
-    size.assign(spatial.begin(), spatial.end());
-  }
   switch (dims_) {
     case 1:
-      return max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), {size[0], 1}).squeeze(-1);
+      return functional::max_unpool1d(input, indices, op.kernel_size, op.stride, op.padding, output_size);
     case 2:
-      return max_unpool2d(input, indices, size);
+      return functional::max_unpool2d(input, indices, op.kernel_size, op.stride, op.padding, output_size);
     default:
-      return max_unpool3d(input, indices, size, op.stride, op.padding);
+      return functional::max_unpool3d(input, indices, op.kernel_size, op.stride, op.padding, output_size);
   }
 }
 

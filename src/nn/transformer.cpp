@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ember/autograd.h"
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/ops.h"
 #include "nn/check.h"
@@ -14,18 +15,6 @@ namespace ember::nn {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
-// One more column (false / 0) at the end of the last dim.
-Tensor pad_last(const Tensor& mask) {
-  std::vector<int64_t> shape(mask.sizes().begin(), mask.sizes().end());
-  shape.back() = 1;
-  return cat({mask, zeros(shape, TensorOptions(mask.dtype()).device(mask.device()))}, -1);
-}
-
-// A bool mask (true: masked out) as an additive float mask of 0 and -inf.
-Tensor float_mask(const Tensor& mask, ScalarType dtype) {
-  return masked_fill(zeros(mask.sizes(), TensorOptions(dtype).device(mask.device())), mask, kNegInf);
-}
 
 void check_mask_dtype(const std::string& layer, const Tensor& mask, const char* what) {
   if (!mask.defined()) return;
@@ -124,9 +113,9 @@ void MultiheadAttention::reset_parameters() {
 
 std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                                        const Tensor& key_padding_mask, bool need_weights,
-                                                       const Tensor& attn_mask_in, bool average_attn_weights) {
+                                                       const Tensor& attn_mask, bool average_attn_weights) {
   const std::string layer = name();
-  const int64_t E = options.embed_dim, heads = options.num_heads;
+  const int64_t E = options.embed_dim;
   // ---- shapes (PyTorch's checks, with the shapes in the message)
   EMBER_CHECK(query.dim() == 2 || query.dim() == 3, RuntimeError, layer,
               ": query should be unbatched 2D or batched 3D tensor, got shape ", query.sizes());
@@ -149,98 +138,38 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
   detail::check_same_dtype(*this, key, out_proj->weight, "key");
   detail::check_same_dtype(*this, value, out_proj->weight, "value");
   check_mask_dtype(layer, key_padding_mask, "key_padding_mask");
+  if (attn_mask.defined() && attn_mask.dtype() != kUInt8) check_mask_dtype(layer, attn_mask, "attn_mask");
 
-  // Time-major (L, N, E) views.
-  Tensor q_in = query, k_in = key, v_in = value, kpm = key_padding_mask;
-  if (!batched) {
-    q_in = query.unsqueeze(1), k_in = key.unsqueeze(1), v_in = value.unsqueeze(1);
-    if (kpm.defined()) kpm = kpm.unsqueeze(0);
-  } else if (options.batch_first) {
-    q_in = query.transpose(0, 1), k_in = key.transpose(0, 1), v_in = value.transpose(0, 1);
+  // torch's layer: batch-first input goes to the functional time-major, each distinct
+  // tensor transposed once (so self-attention stays one tensor and one projection).
+  Tensor q = query, k = key, v = value;
+  const bool transposed = batched && options.batch_first;
+  if (transposed) {
+    q = query.transpose(1, 0);
+    k = key.is_same(query) ? q : key.transpose(1, 0);
+    v = value.is_same(key) ? k : value.is_same(query) ? q : value.transpose(1, 0);
   }
-  const int64_t L = q_in.size(0), N = q_in.size(1);
-  int64_t S = k_in.size(0);
-
-  Tensor attn_mask = attn_mask_in;
-  if (attn_mask.defined()) {
-    if (attn_mask.dtype() == kUInt8) attn_mask = attn_mask.to(kBool);
-    check_mask_dtype(layer, attn_mask, "attn_mask");
-    if (attn_mask.dim() == 2) {
-      EMBER_CHECK(attn_mask.sizes() == IntArrayRef({L, S}), RuntimeError, layer, ": The shape of the 2D attn_mask is ",
-                  attn_mask.sizes(), ", but should be ", detail::py_tuple(std::vector<int64_t>{L, S}), ".");
-      attn_mask = attn_mask.unsqueeze(0);
-    } else {
-      EMBER_CHECK(attn_mask.dim() == 3, RuntimeError, layer, ": attn_mask's dimension ", attn_mask.dim(),
-                  " is not supported (expected 2-D or 3-D), got shape ", attn_mask.sizes());
-      EMBER_CHECK(attn_mask.sizes() == IntArrayRef({N * heads, L, S}), RuntimeError, layer,
-                  ": The shape of the 3D attn_mask is ", attn_mask.sizes(), ", but should be ",
-                  detail::py_tuple(std::vector<int64_t>{N * heads, L, S}), ".");
-    }
-  }
-  if (kpm.defined()) {
-    EMBER_CHECK(kpm.sizes() == IntArrayRef({N, S}), RuntimeError, layer, ": expecting key_padding_mask shape of ",
-                batched ? detail::py_tuple(std::vector<int64_t>{N, S}) : detail::py_tuple(std::vector<int64_t>{S}),
-                ", but got ", key_padding_mask.sizes());
-  }
-
-  // ---- in-projection
-  Tensor w_q, w_k, w_v, b_q, b_k, b_v;
-  if (in_proj_weight.defined()) {
-    w_q = in_proj_weight.narrow(0, 0, E), w_k = in_proj_weight.narrow(0, E, E), w_v = in_proj_weight.narrow(0, 2 * E, E);
-  } else {
-    w_q = q_proj_weight, w_k = k_proj_weight, w_v = v_proj_weight;
-  }
-  if (in_proj_bias.defined())
-    b_q = in_proj_bias.narrow(0, 0, E), b_k = in_proj_bias.narrow(0, E, E), b_v = in_proj_bias.narrow(0, 2 * E, E);
-  Tensor q = linear(q_in, w_q, detail::opt(b_q));
-  Tensor k = linear(k_in, w_k, detail::opt(b_k));
-  Tensor v = linear(v_in, w_v, detail::opt(b_v));
-  if (bias_k.defined()) {
-    k = cat({k, repeat(bias_k, {1, N, 1})}, 0);
-    v = cat({v, repeat(bias_v, {1, N, 1})}, 0);
-    if (attn_mask.defined()) attn_mask = pad_last(attn_mask);
-    if (kpm.defined()) kpm = pad_last(kpm);
-  }
-  // Heads: (N * heads, seq, head_dim), batch index outer and head index inner, as PyTorch.
-  q = q.reshape({L, N * heads, head_dim}).transpose(0, 1);
-  k = k.reshape({k.size(0), N * heads, head_dim}).transpose(0, 1);
-  v = v.reshape({v.size(0), N * heads, head_dim}).transpose(0, 1);
-  if (options.add_zero_attn) {
-    const Tensor z = zeros({N * heads, 1, head_dim}, TensorOptions(k.dtype()).device(k.device()));
-    k = cat({k, z}, 1);
-    v = cat({v, z}, 1);
-    if (attn_mask.defined()) attn_mask = pad_last(attn_mask);
-    if (kpm.defined()) kpm = pad_last(kpm);
-  }
-  S = k.size(1);
-
-  // ---- one additive float mask, broadcast to (N * heads, L, S)
-  if (kpm.defined()) {
-    const Tensor km = kpm.reshape({N, 1, 1, S}).expand({N, heads, 1, S}).reshape({N * heads, 1, S});
-    if (!attn_mask.defined()) attn_mask = km;
-    else if (attn_mask.dtype() == kBool && km.dtype() == kBool) attn_mask = logical_or(attn_mask, km);
-    else {
-      if (attn_mask.dtype() == kBool) attn_mask = float_mask(attn_mask, q.dtype());
-      attn_mask = km.dtype() == kBool ? masked_fill(attn_mask.expand({N * heads, L, S}), km, kNegInf)
-                                      : add(attn_mask, km);
-    }
-  }
-  if (attn_mask.defined() && attn_mask.dtype() == kBool) attn_mask = float_mask(attn_mask, q.dtype());
-
-  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
-  const Tensor kt = k.transpose(1, 2);
-  Tensor scores = attn_mask.defined() ? baddbmm(attn_mask.expand({N * heads, L, S}), q, kt, 1, scale)
-                                      : mul(bmm(q, kt), scale);
-  Tensor w = softmax(scores, -1);
-  if (is_training() && options.dropout > 0) w = dropout(w, options.dropout, true);
-  Tensor out = bmm(w, v).transpose(0, 1).reshape({L, N, E});  // (L, N * heads, head_dim) -> (L, N, E)
-  out = (*out_proj)(out);
-  if (!batched) out = out.squeeze(1);
-  else if (options.batch_first) out = out.transpose(0, 1);
-  if (!need_weights) return {out, Tensor()};
-  w = w.view({N, heads, L, S});
-  if (average_attn_weights) w = div(sum(w, {1}), heads);
-  if (!batched) w = w.squeeze(0);
+  const functional::MultiheadAttentionForwardFuncOptions fo{.embed_dim_to_check = E,
+                                                            .num_heads = options.num_heads,
+                                                            .in_proj_weight = in_proj_weight,
+                                                            .in_proj_bias = in_proj_bias,
+                                                            .bias_k = bias_k,
+                                                            .bias_v = bias_v,
+                                                            .add_zero_attn = options.add_zero_attn,
+                                                            .dropout_p = options.dropout,
+                                                            .out_proj_weight = out_proj->weight,
+                                                            .out_proj_bias = out_proj->bias,
+                                                            .training = is_training(),
+                                                            .key_padding_mask = key_padding_mask,
+                                                            .need_weights = need_weights,
+                                                            .attn_mask = attn_mask,
+                                                            .use_separate_proj_weight = !in_proj_weight.defined(),
+                                                            .q_proj_weight = q_proj_weight,
+                                                            .k_proj_weight = k_proj_weight,
+                                                            .v_proj_weight = v_proj_weight,
+                                                            .average_attn_weights = average_attn_weights};
+  auto [out, w] = functional::multi_head_attention_forward(q, k, v, fo);
+  if (transposed) out = out.transpose(1, 0);
   return {out, w};
 }
 

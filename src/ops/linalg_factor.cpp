@@ -281,20 +281,26 @@ int small_threads(int64_t batch, int64_t n) {
   return work >= (int64_t{1} << 20) ? std::max(1, get_num_threads()) : 1;
 }
 
-constexpr int64_t kSmall = 8;
+// The largest n served by the unrolled small-matrix loops. Complex matrices stop at 4: their
+// unrolled code is about four times a real one's (lu_inverse<8> of complex64 alone was 99 KB),
+// and n = 5..8 complex made up 40% of this file's compile time; they take LAPACK's path.
+template <typename T>
+constexpr int kSmallMax = std::is_floating_point_v<T> ? 8 : 4;  // real : complex
+int64_t small_max(ScalarType t) { return is_complex(t) ? 4 : 8; }
 
-// Runs f.template operator()<N>() for the runtime n in 1..8.
-template <typename F>
+// Runs f.template operator()<N>() for the runtime n in 1..kSmallMax<T>.
+template <typename T, typename F>
 void with_small_n(int64_t n, F&& f) {
+  constexpr int kMax = kSmallMax<T>;
   switch (n) {
     case 1: f.template operator()<1>(); break;
     case 2: f.template operator()<2>(); break;
     case 3: f.template operator()<3>(); break;
     case 4: f.template operator()<4>(); break;
-    case 5: f.template operator()<5>(); break;
-    case 6: f.template operator()<6>(); break;
-    case 7: f.template operator()<7>(); break;
-    case 8: f.template operator()<8>(); break;
+    case 5: if constexpr (kMax >= 5) f.template operator()<5>(); break;
+    case 6: if constexpr (kMax >= 6) f.template operator()<6>(); break;
+    case 7: if constexpr (kMax >= 7) f.template operator()<7>(); break;
+    case 8: if constexpr (kMax >= 8) f.template operator()<8>(); break;
     default: EMBER_INTERNAL_ASSERT(false);
   }
 }
@@ -356,7 +362,7 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
   // A^T read column-major is A's plain copy, so the large path skips the transposing copy and
   // inverts A^T in place, which leaves inv(A) row-major.
   const bool via_transpose = A.is_contiguous() && !A.is_complex();
-  if (n <= kSmall) {  // row-major result from the unrolled LU of each matrix
+  if (n <= small_max(A.scalar_type())) {  // row-major result from the unrolled LU of each matrix
     Tensor out = empty(A.sizes(), TensorOptions(A.dtype()));
     if (out.numel() == 0) return {out, info};
     const BatchIndex off(A, batch, 2);
@@ -366,7 +372,7 @@ Tensors2 inv_ex_k(const Tensor& A, bool check_errors) {
       T* o = static_cast<T*>(out.data_ptr());
       // M = A^T (strides exchanged) or A; inv(A) = inv(A^T)^T is written transposed
       const int64_t rs = via_transpose ? A.stride(-1) : A.stride(-2), cs = via_transpose ? A.stride(-2) : A.stride(-1);
-      with_small_n(n, [&]<int N>() {
+      with_small_n<T>(n, [&]<int N>() {
         const int nt = small_threads(B, N);
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
         for (int64_t b = 0; b < B; ++b) {
@@ -440,12 +446,12 @@ void lu_diagonals(const Tensor& A, Visit&& visit) {
   const BatchIndex off(A, batch, 2);
   const T* a = static_cast<const T*>(A.data_ptr());
   const int64_t rs = A.stride(-2), cs = A.stride(-1);
-  if (n <= kSmall) {
+  if (n <= kSmallMax<T>) {
     if (n == 0) {
       for (int64_t b = 0; b < B; ++b) visit(b, static_cast<const T*>(nullptr), int64_t{0}, int64_t{1}, 0);
       return;
     }
-    with_small_n(n, [&]<int N>() {
+    with_small_n<T>(n, [&]<int N>() {
         const int nt = small_threads(B, N);
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
       for (int64_t b = 0; b < B; ++b) {
@@ -555,8 +561,8 @@ Tensors2 solve_ex_k(const Tensor& A, const Tensor& Bt, bool left, bool check_err
       const int64_t ars = A.stride(-2), acs = A.stride(-1), brs = Bm.stride(-2), bcs = Bm.stride(-1);
       // The transposed equation A^T X = B' for X A = B: swap A's strides.
       const int64_t ar = left ? ars : acs, ac = left ? acs : ars;
-      if (n <= kSmall) {
-        with_small_n(n, [&]<int N>() {
+      if (n <= kSmallMax<T>) {
+        with_small_n<T>(n, [&]<int N>() {
           const int nt = small_threads(NB, N + k);
 #pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
           for (int64_t b = 0; b < NB; ++b) {

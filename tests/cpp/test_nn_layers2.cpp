@@ -204,7 +204,7 @@ TEST(NnLayers2, PoolingReprAndErrors) {
   expect_error<RuntimeError>([&] { un(x, zeros({1, 2, 4, 3}, kInt64)); },
                              "MaxUnpool2d: expected indices of the input's shape [1, 2, 4, 4], got shape [1, 2, 4, 3]");
   expect_error<ValueError>([&] { un(x, zeros({1, 2, 4, 4}, kInt64), std::vector<int64_t>{3, 3}); },
-                           "invalid output_size [3, 3] (dim 0 must be between 6 and 10)");
+                           "invalid output_size \"[3, 3]\" (dim 0 must be between 6 and 10)");  // torch's text
   expect_error<ValueError>([] { nn::MaxUnpool2d({.kernel_size = {0}}); }, "kernel_size must be positive");
   nn::LPPool2d lp({.norm_type = 2, .kernel_size = {2}});
   expect_error<RuntimeError>([&] { lp(zeros({4})); }, "LPPool2d: expected input of shape");

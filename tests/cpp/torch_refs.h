@@ -76,7 +76,8 @@ void expect_torch_error(const F& f, const std::string& full, const std::string& 
                                  : dynamic_cast<const RuntimeError*>(&e) ? "RuntimeError"
                                  : dynamic_cast<const TypeError*>(&e)    ? "TypeError"
                                  : dynamic_cast<const IndexError*>(&e)   ? "IndexError"
-                                                                         : "Error";
+                                 : dynamic_cast<const NotImplementedError*>(&e) ? "NotImplementedError"
+                                                                                : "Error";
     EXPECT_EQ(got_type, type) << key << ": " << e.what();
     EXPECT_NE(std::string(e.what()).find(msg), std::string::npos) << key << ": " << e.what();
   }

@@ -226,5 +226,13 @@ ROWS += [
            lambda d: [Sample([T((8,), 0, 9, dtype="int64"), T((10, 5)), [0, 3, 3, 6]]),
                       Sample([T((8,), 0, 9, dtype="int64"), T((10, 5)), [0, 3, 3, 6]], {"mode": "max"}),
                       Sample([T((8,), 0, 9, dtype="int64"), T((10, 5)), [0, 2, 8]], {"include_last_offset": True,
-                                                                                      "mode": "sum"})]),
+                                                                                      "mode": "sum"})],
+           lambda: [ErrorSample([T((4,), 0, 9, dtype="int64"), T((10, 5)), [0, 2]], kw, exc, match)
+                    for kw, exc, match in (
+                        ({"mode": "max", "scale_grad_by_freq": True}, ValueError, "max mode does not support scaling"),
+                        ({"mode": "max", "sparse": True}, ValueError, "max mode does not support sparse weights"),
+                        ({"padding_idx": 10}, RuntimeError, "padding_idx must be within the number of embeddings, "
+                                                            "-10 through 9, but got 10"))] +
+           [ErrorSample([T((4,), 0, 9, dtype="int64"), T((10, 5)), [0, 5]], {}, RuntimeError,
+                        "offsets\\[-1\\] can not be greater than input's length 4 but got offsets\\[-1\\] of 5")]),
 ]

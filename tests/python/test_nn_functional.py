@@ -2,6 +2,8 @@
 random dropout masks (statistics, scaling, gradients, seeding), running statistics of
 batch and instance norm, implicit softmax dims, the C++-side error paths, pdist (its
 tie-breaking gradient) and gumbel_softmax (torch's formula on the same noise)."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -50,6 +52,29 @@ def test_feature_dropout_zeroes_whole_channels():
     per_channel = y.reshape(64, 32, -1)
     assert ((per_channel == 0).all(-1) | (per_channel == 2).all(-1)).all()
     assert 0.4 < (per_channel[..., 0] == 0).mean() < 0.6
+
+
+@pytest.mark.parametrize("fn,shape", [("dropout2d", (2, 3, 4)), ("dropout2d", (2, 3)), ("dropout2d", (1, 2, 3, 4, 5)),
+                                      ("dropout2d", (2, 3, 4, 5)), ("dropout3d", (2, 3, 4)),
+                                      ("dropout3d", (2, 3, 4, 5)), ("dropout3d", (1, 2, 3, 4, 5)),
+                                      ("dropout1d", (2, 3))])
+def test_feature_dropout_rank_rules_match_torch(fn, shape):
+    """torch 1.13's warnings for each rank, and the channels it drops together (a (C, L) input
+    to dropout1d and a (C, D, H, W) one to dropout3d are one sample; dropout2d reads 3-D as (N, C, L))."""
+    results, outs = [], []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = getattr(lib.nn.functional, fn)(lib.ones(*shape, dtype=lib.float64) + 1, 0.5)
+        results.append(([str(w.message) for w in caught], tuple(y.shape)))
+        outs.append(y.numpy())
+    assert results[0] == results[1]
+    one_sample = (fn, len(shape)) in (("dropout1d", 2), ("dropout3d", 4), ("dropout3d", 3))
+    channels = shape[0] if one_sample else shape[0] * shape[1]
+    for y in outs:
+        per_channel = y.reshape(channels, -1)
+        assert ((per_channel == 0).all(-1) | (per_channel == 4).all(-1)).all()
 
 
 def test_batch_norm_running_stats_match_torch():

@@ -254,32 +254,50 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     return _apply(input, _C.alpha_dropout(input, p, training), inplace)
 
 
-def _feature_dropout(name, fn, input, p, training, inplace, dims):
-    _check_p(p)
-    if input.dim() not in dims:
-        warnings.warn(f"{name}: Received a {input.dim()}-D input to {name}, which is deprecated; expected "
-                      f"{'/'.join(str(d) for d in dims)}-D input.", stacklevel=3)
-    batched = input.dim() == max(dims)
+def _rank_warning(name, dim, spatial):
+    """torch 1.13's deprecation warning for an input of another rank than the layer's two."""
+    warnings.warn(f"{name}: Received a {dim}-D input to {name}, which is deprecated and will result in an error in "
+                  "a future release. To retain the behavior and silence this warning, please use dropout instead. "
+                  f"Note that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                  "dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                  f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
+def _channel_dropout(input, p, training, inplace, batched):
+    """feature_dropout, with a batch dim of one around unbatched input."""
     x = input if batched else input.unsqueeze(0)
-    y = fn(x, p, training)
+    y = _C.feature_dropout(x, p, training)
     return _apply(input, y if batched else y.squeeze(0), inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
                            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
                            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    return _feature_dropout("dropout1d", _C.feature_dropout, input, p, training, inplace, (2, 3))
+    return _channel_dropout(input, p, training, inplace, input.dim() == 3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
+    if input.dim() not in (3, 4):
+        _rank_warning("dropout2d", input.dim(), 2)
+    if input.dim() == 3:
+        # torch 1.13 keeps the historical reading of 3-D input as (N, C, L).
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=2)
     return _apply(input, _C.feature_dropout(input, p, training), inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout("dropout3d", _C.feature_dropout, input, p, training, inplace, (4, 5))
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        _rank_warning("dropout3d", input.dim(), 3)
+    return _channel_dropout(input, p, training, inplace, input.dim() == 5)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
@@ -361,7 +379,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     1-D input that start at `offsets`. Built on embedding and index_add / scatter_reduce, so it
     differentiates like them; entries equal to padding_idx take no part."""
     if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if weight.dtype not in (_C.float16, _C.float32, _C.float64):
         raise RuntimeError(f"embedding_bag(): expected a float16, float32 or float64 weight, got {weight.dtype}")
     if per_sample_weights is not None:
@@ -383,19 +405,29 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+        if include_last_offset and offsets.numel() == 0:
+            raise RuntimeError("include_last_offset: number of offset should be at least 1")
         nbags = offsets.numel() - (1 if include_last_offset else 0)
         n = input.numel()
         if offsets.numel() and int(offsets[0]) != 0:
             raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                                f"position 0. However, got {int(offsets[0])}")
+        if offsets.numel() and int(offsets[-1]) > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                               f"{int(offsets[-1])}")
         starts = offsets[1:nbags]
         starts = starts[starts < n]
         bag_of = _C.zeros(n, dtype=_C.int64).index_add_(0, starts, _C.ones(starts.numel(), dtype=_C.int64)).cumsum(0)
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     idx = input.reshape(-1)
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += weight.size(0)
+    if padding_idx is not None:
+        num = weight.size(0)
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, "
+                               f"but got {padding_idx}")
+        if padding_idx < 0:
+            padding_idx += num
     rows = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)
     keep = (idx != padding_idx) if padding_idx is not None else _C.ones(idx.numel(), dtype=_C.bool)
     if per_sample_weights is not None:
