@@ -101,7 +101,7 @@ bool takes_scalar_as_vector(const OpEntry& op) {
                                 "cummin", "cumsum", "cumprod", "logcumsumexp", "flip", "movedim.int",
                                 "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapdims", "logsumexp",
                                 "norm.ScalarOpt_dim", "std.correction", "var.correction", "var_mean.correction",
-                                "std_mean.correction"};
+                                "std_mean.correction", "index_select"};
   if (op.schema().name == "aminmax") return false;  // keepdim gives a 0-dim sample one dim, as in PyTorch
   return op.has_tag(Tag::Reduction) ||
          std::any_of(std::begin(names), std::end(names), [&](const char* n) { return op.name() == n; });
@@ -162,9 +162,11 @@ bool expand_dim_shift_rule(const OpEntry& op, Stack& stack, int64_t level, int64
   check_written_batched(op, stack, level);
   Tensor self = first_tensor(stack);
   if (!self.defined()) return false;
-  bool same_rank = true;  // scalar indices, legacy empty tensors in cat: per sample
+  if (take_along_flat_rule(op, stack, level, B) || cross_default_dim_rule(op, stack, level)) return true;
+  bool same_rank = true;  // scalar indices, legacy empty tensors in cat: batch_rules_gather.cpp
   for_each_tensor(stack, [&](Tensor& t) { same_rank = same_rank && (!t.defined() || t.dim() == self.dim()); });
-  if (!same_rank) return false;
+  if (!same_rank || self.dim() == 0)
+    return scalar_operands_rule(op, stack, level) || cat_legacy_empty_rule(op, stack, level);
   const bool writes = writes_args(op);
   Stack orig = stack;
   if (!shift_dims(op, stack, self.dim())) {
@@ -477,7 +479,13 @@ bool masked_fill_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B)
 // roll(self, shifts, dims): dims move by one; without dims a sample rolls flattened.
 bool roll_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   const Tensor self = stack[0].tensor();
-  if (!batched_at(self, level) || self.dim() == 0) return false;
+  if (!batched_at(self, level)) return false;
+  if (self.dim() == 0 && stack[2].get<std::vector<int64_t>>().empty()) {  // nothing to roll
+    stack.clear();
+    stack.emplace_back(make_batched(ember::clone(physical_of(self)), level));
+    return true;
+  }
+  if (self.dim() == 0) return false;
   if (!stack[2].get<std::vector<int64_t>>().empty()) return dim_shift_rule(op, stack, level, B);
   const std::vector<int64_t> shifts = stack[1].get<std::vector<int64_t>>();
   if (shifts.size() != 1) return false;
@@ -606,18 +614,6 @@ bool index_update_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
   return true;
 }
 
-// linalg_solve_ex(A, B): a vector B per sample against a matrix A stays a batch of vectors
-// when both are expanded ([B, n, n] and [B, n]); other shapes take the leading-dims rule.
-bool solve_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
-  const Tensor A = stack[0].tensor(), b = stack[1].tensor();
-  if (A.dim() != 2 || b.dim() != 1) return leading_dims_rule(op, stack, level, B);
-  stack[0] = IValue(physical_or_expanded(A, level, B));
-  stack[1] = IValue(physical_or_expanded(b, level, B));
-  redispatch(op, stack);
-  wrap_results(stack, level);
-  return true;
-}
-
 // clone and contiguous: a row-major physical copy, so that the samples are row-major too
 // (reshape's copy path relies on it; cloning a permuted physical tensor would keep its order).
 bool copy_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
@@ -631,43 +627,109 @@ bool copy_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t) {
 
 // nll_loss with class-index targets: one unreduced call over every sample's rows, then each
 // sample's reduction (a mean divides by that sample's total target weight, as nll_loss does).
+// A sample [N, C, d1, ...] (targets [N, d1, ...]) gives rows with the classes last. Per-sample
+// class weights (batched) are gathered by each row's target and applied after an unweighted call.
 bool nll_loss_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const Tensor self = stack[0].tensor(), target = stack[1].tensor();
-  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
-  if ((weight && batched_at(*weight, level)) || self.dim() < 1 || self.dim() > 2 || target.dim() != self.dim() - 1)
-    return false;
+  std::optional<Tensor> weight;
+  if (!stack[2].is_none() && stack[2].tensor().defined()) weight = stack[2].tensor();
+  const bool weight_b = weight && batched_at(*weight, level);
+  if (self.dim() < 1 || target.dim() != self.dim() - 1) return false;
+  for (int64_t d = 0; d < target.dim(); ++d)
+    if (target.size(d) != self.size(d < 1 ? d : d + 1)) return false;  // the op's error, per sample
   const int64_t reduction = stack[3].get<int64_t>(), ignore = stack[4].get<int64_t>();
-  const Tensor p = physical_or_expanded(self, level, B), t = physical_or_expanded(target, level, B);
-  const int64_t n = self.dim() == 2 ? self.size(0) : 1, c = self.size(-1);
-  Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight, Reduction::None, ignore);
+  Tensor p = physical_or_expanded(self, level, B);
+  if (self.dim() > 2) p = ember::movedim(p, 2, -1);
+  const Tensor t = physical_or_expanded(target, level, B);
+  const int64_t c = self.size(self.dim() == 1 ? 0 : 1), n = self.numel() / std::max<int64_t>(c, 1);
+  if (weight_b && (weight->dim() != 1 || weight->size(0) != c)) return false;  // the op's error, per sample
+  Tensor loss = ember::nll_loss(p.reshape({B * n, c}), t.reshape({B * n}), weight_b ? std::nullopt : weight,
+                                Reduction::None, ignore);
   loss = loss.view({B, n});
+  const Tensor tf = t.reshape({B, n});
+  const Tensor kept = ember::ne(tf, Scalar(ignore));
+  Tensor picked;  // each row's class weight, 0 for ignored targets
+  if (weight_b) {
+    picked = ember::mul(ember::gather(physical_of(*weight), 1, ember::where(kept, tf, ember::zeros_like(tf))),
+                        kept.to(loss.dtype()));
+    loss = ember::mul(loss, picked);
+  } else if (weight) {
+    const Tensor safe = ember::where(kept, tf, ember::zeros_like(tf)).flatten();
+    picked = ember::mul(kept.to(loss.dtype()), ember::index_select(*weight, 0, safe).view({B, n}));
+  } else {
+    picked = kept.to(loss.dtype());
+  }
   Tensor r;
   if (reduction == Reduction::None) {
-    r = self.dim() == 2 ? loss : loss.view({B});
+    DimVector sz{B};
+    for (int64_t s : target.sizes()) sz.push_back(s);
+    r = loss.view(sz);
   } else if (reduction == Reduction::Sum) {
     r = ember::sum(loss, {1});
   } else {
-    const Tensor tf = t.reshape({B, n});
-    const Tensor kept = ember::ne(tf, Scalar(ignore));
-    Tensor w = kept.to(loss.dtype());
-    if (weight) w = ember::mul(w, ember::index_select(*weight, 0, ember::where(kept, tf, ember::zeros_like(tf)).flatten()).view({B, n}));
-    r = ember::div(ember::sum(loss, {1}), ember::sum(w, {1}));
+    r = ember::div(ember::sum(loss, {1}), ember::sum(picked, {1}));
   }
   stack.clear();
   stack.emplace_back(make_batched(r, level));
   return true;
 }
 
-// cross_entropy with class-index targets and no label smoothing: log_softmax, then nll_loss,
-// each through its own rule.
+// cross_entropy on batched operands, as the composite computes it but with ops that each have
+// a rule (the composite's range checks read target values, which vmap cannot do): log_softmax
+// along the class dim, then nll_loss for class indices (plus the label-smoothing term), or the
+// weighted sum against class probabilities.
 bool cross_entropy_rule(const OpEntry&, Stack& stack, int64_t, int64_t) {
   const Tensor self = stack[0].tensor(), target = stack[1].tensor();
-  if (self.sizes().equals(target.sizes()) || stack[5].get<double>() > 0.0 || self.dim() < 1 || self.dim() > 2 ||
-      !is_floating_point(self.dtype()))
-    return false;
-  const std::optional<Tensor> weight = stack[2].is_none() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
-  Tensor r = ember::nll_loss(ember::log_softmax(self, self.dim() == 1 ? 0 : 1), target, weight,
-                             stack[3].get<int64_t>(), stack[4].get<int64_t>());
+  const std::optional<Tensor> weight =
+      stack[2].is_none() || !stack[2].tensor().defined() ? std::nullopt : std::optional<Tensor>(stack[2].tensor());
+  const int64_t reduction = stack[3].get<int64_t>(), ignore = stack[4].get<int64_t>();
+  const double ls = stack[5].get<double>();
+  if (self.dim() < 1 || !is_floating_point(self.dtype()) || ls < 0.0 || ls > 1.0 || reduction < 0 || reduction > 2)
+    return false;  // the op's errors, per sample
+  const int64_t class_dim = self.dim() == 1 ? 0 : 1, n_classes = self.size(class_dim);
+  if (weight && (weight->dim() != 1 || weight->numel() != n_classes)) return false;
+  auto class_weight = [&]() {
+    DimVector sz(static_cast<size_t>(self.dim()), 1);
+    sz[static_cast<size_t>(class_dim)] = n_classes;
+    return weight->view(sz);
+  };
+  const Tensor logp = ember::log_softmax(self, class_dim);
+  Tensor r;
+  if (self.sizes().equals(target.sizes())) {  // class probabilities
+    if (!is_floating_point(target.dtype()) || ignore >= 0) return false;
+    Tensor tgt = ls > 0.0 ? ember::add(ember::mul(target, Scalar(1 - ls)), Scalar(ls / static_cast<double>(n_classes)))
+                          : target;
+    Tensor prod = ember::mul(logp, tgt);
+    if (weight) prod = ember::mul(prod, class_weight());
+    if (reduction == Reduction::Mean) {
+      r = self.numel() == 0 ? ember::mul(ember::sum(prod), Scalar(std::numeric_limits<double>::quiet_NaN()))
+                            : ember::div(ember::neg(ember::sum(prod)), Scalar(self.numel() / n_classes));
+    } else if (reduction == Reduction::Sum) {
+      r = ember::neg(ember::sum(prod));
+    } else {
+      r = ember::neg(ember::sum(prod, {class_dim}));
+    }
+  } else {
+    if (target.dtype() != kInt64 && target.dtype() != kUInt8) return false;  // the op's error, per sample
+    const Tensor t = target.dtype() == kInt64 ? target : target.to(kInt64);
+    r = ember::nll_loss(logp, t, weight, reduction, ignore);
+    if (ls > 0.0) {
+      const Tensor ignored = t.eq(Scalar(ignore));
+      Tensor smooth = ember::neg(ember::sum(weight ? ember::mul(logp, class_weight()) : logp, {class_dim}));
+      smooth = ember::masked_fill(smooth, ignored, Scalar(0));
+      Tensor ret = smooth;
+      if (reduction == Reduction::Sum) {
+        ret = ember::sum(smooth);
+      } else if (reduction == Reduction::Mean) {
+        const Tensor total =
+            weight ? ember::sum(ember::masked_fill(ember::take(*weight, ember::masked_fill(t, ignored, Scalar(0))),
+                                                   ignored, Scalar(0)))
+                   : ember::sum(ember::logical_not(ignored)).to(smooth.dtype());
+        ret = ember::div(ember::sum(smooth), total);
+      }
+      r = ember::add(ember::mul(r, Scalar(1 - ls)), ember::mul(ret, Scalar(ls / static_cast<double>(n_classes))));
+    }
+  }
   stack.clear();
   stack.emplace_back(r);
   return true;
@@ -675,9 +737,10 @@ bool cross_entropy_rule(const OpEntry&, Stack& stack, int64_t, int64_t) {
 
 // embedding: batched indices into an unbatched table are one lookup over every sample's
 // indices. Per-sample tables (a batched weight) are stacked into one of B * V rows and each
-// sample's indices offset into its own block; not with a padding_idx (one row number cannot
-// name a row of every block), and not with an index outside [0, V), which would read the next
-// sample's table (the per-sample loop then raises embedding's own IndexError).
+// sample's indices offset into its own block, and not with an index outside [0, V), which would
+// read the next sample's table (the per-sample loop then raises embedding's own IndexError). A
+// padding_idx names one row of every block: its lookups are taken out of the graph instead,
+// so that the padding rows get no gradient, as embedding's backward does.
 bool embedding_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   const Tensor weight = stack[0].tensor(), indices = stack[1].tensor();
   const int64_t padding_idx = stack[2].get<int64_t>();
@@ -690,12 +753,13 @@ bool embedding_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   } else {
     const Tensor& w = physical_of(weight);
     const int64_t V = w.size(1);
-    if (padding_idx >= 0 || idx.numel() == 0) return false;
+    if (idx.numel() == 0) return false;
     if (ember::amin(idx).item().to_int() < 0 || ember::amax(idx).item().to_int() >= V) return false;
     DimVector block(static_cast<size_t>(idx.dim()), 1);
     block[0] = B;
     const Tensor first = ember::arange(0, B * V, V, TensorOptions(idx.dtype())).view(block);
     r = ember::embedding(w.reshape({B * V, w.size(2)}), ember::add(idx, first), -1, scale_grad_by_freq, sparse);
+    if (padding_idx >= 0) r = ember::where(idx.eq(Scalar(padding_idx)).unsqueeze(-1), r.detach(), r);
   }
   stack.clear();
   stack.emplace_back(make_batched(r, level));
@@ -736,10 +800,11 @@ void register_batch_rules() {
                         "tensor_split.indices", "glu", "movedim.int", "movedim.intlist", "moveaxis.int",
                         "moveaxis.intlist", "swapdims", "repeat_interleave.self_int", "logsumexp",
                         "norm.ScalarOpt_dim", "std.correction", "var.correction", "var_mean.correction",
-                        "std_mean.correction"})
+                        "std_mean.correction", "cumsum_", "cumprod_", "_fft_r2c", "_fft_c2r", "_fft_c2c"})
     set_rule(n, &dim_shift_rule);
   for (const char* n : {"cat", "stack", "gather", "scatter.src", "scatter.value", "scatter.reduce", "scatter_.src",
                         "scatter_.value", "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two",
+                        "scatter.value_reduce", "scatter_.reduce", "scatter_.value_reduce",
                         "take_along_dim", "_softmax_backward_data", "_log_softmax_backward_data", "diff", "cross"})
     set_rule(n, &expand_dim_shift_rule);
   set_rule("sum", &full_reduce_rule<kSumDim, true>);
@@ -773,7 +838,6 @@ void register_batch_rules() {
     set_rule(n, &masked_fill_rule);
   set_rule("roll", &roll_rule);
   set_rule("argmax", &arg_reduce_rule);
-  set_rule("linalg_solve_ex", &solve_rule);
   set_rule("argmin", &arg_reduce_rule);
   for (const char* n : {"index_add", "index_add_", "index_copy", "index_copy_", "index_fill.int_Scalar",
                         "index_fill.int_Tensor", "index_fill_.int_Scalar", "index_fill_.int_Tensor"})
@@ -789,10 +853,16 @@ void register_batch_rules() {
                         "_avg_pool_backward", "_adaptive_avg_pool_backward", "_linalg_eigh", "_linalg_svd",
                         "_linalg_eigvals", "linalg_eig", "linalg_qr", "linalg_det", "linalg_slogdet", "linalg_inv_ex",
                         "linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_solve_triangular",
-                        "linalg_householder_product"})
+                        "linalg_ldl_factor_ex"})
     set_rule(n, &leading_dims_rule);
   register_norm_batch_rules();
   register_index_batch_rules();
+  register_stats_batch_rules();
+  register_linalg_batch_rules();
+  register_gather_batch_rules();
+  register_spatial_batch_rules();
+  register_dynamic_batch_rules();
+  register_out_batch_rules();  // last: it serves the out= forms of ops that have rules by now
 }
 
 }  // namespace ember::func::detail

@@ -74,6 +74,23 @@ std::optional<BatchedIndex> plan_batched_index(IntArrayRef sizes, const std::vec
   return p;
 }
 
+// An unbatched boolean mask among the indices is the integer indices of its set positions,
+// one per mask dim (what advanced indexing does with it), so that the plan above serves it;
+// nullopt for a batched or 0-dim mask (left to the loop).
+std::optional<std::vector<Tensor>> masks_as_indices(const std::vector<Tensor>& idx) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : idx) {
+    if (!t.defined() || (t.dtype() != kBool && t.dtype() != kUInt8)) {
+      out.push_back(t);
+      continue;
+    }
+    if (has_batch(t) || t.dim() == 0) return std::nullopt;
+    const Tensor nz = ember::nonzero(t);  // [count, mask dims]
+    for (int64_t j = 0; j < t.dim(); ++j) out.push_back(nz.select(1, j));
+  }
+  return out;
+}
+
 std::vector<int64_t> dim_range(int64_t start, int64_t n) {
   std::vector<int64_t> v;
   for (int64_t i = 0; i < n; ++i) v.push_back(start + i);
@@ -84,9 +101,10 @@ std::vector<int64_t> dim_range(int64_t start, int64_t n) {
 
 // index.Tensor(self, indices) with integral indices, any of them (or self) batched.
 bool batched_index_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
-  const std::vector<Tensor> idx = stack[1].tensor_list();
+  const auto idx = masks_as_indices(stack[1].tensor_list());
   const Tensor self = stack[0].tensor();
-  auto plan = plan_batched_index(self.sizes(), idx, level, B);
+  if (!idx) return false;
+  auto plan = plan_batched_index(self.sizes(), *idx, level, B);
   if (!plan) return false;
   Tensor r = ember::index(physical_or_expanded(self, level, B), plan->indices);
   if (plan->moved_to != plan->moved_from)
@@ -103,11 +121,12 @@ namespace {
 bool batched_index_put_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   check_written_batched(op, stack, level);
   const Tensor self = stack[0].tensor(), values = stack[2].tensor();
-  const std::vector<Tensor> idx = stack[1].tensor_list();
+  const auto idx = masks_as_indices(stack[1].tensor_list());
   const bool accumulate = stack[3].get<bool>();
-  // Unbatched indices take the same path (the batch arange keeps the samples apart); masks
-  // are left to the loop.
-  auto plan = plan_batched_index(self.sizes(), idx, level, B);
+  // Unbatched indices take the same path (the batch arange keeps the samples apart), and so do
+  // unbatched masks.
+  if (!idx) return false;
+  auto plan = plan_batched_index(self.sizes(), *idx, level, B);
   if (!plan) return false;
   // values broadcast to the per-sample result shape, then laid out as the physical call's
   // result: [B, broadcast index dims, the other dims].

@@ -56,6 +56,12 @@ using BatchRule = bool (*)(const OpEntry& op, Stack& stack, int64_t level, int64
 void register_batch_rules();  // fills the rule table (batch_rules.cpp)
 void register_norm_batch_rules();   // normalization (batch_rules_norm.cpp)
 void register_index_batch_rules();  // indexing with batched indices (batch_rules_index.cpp)
+void register_stats_batch_rules();  // whole-sample statistics, sort-based ops (batch_rules_stats.cpp)
+void register_linalg_batch_rules();  // solves with broadcasting operands (batch_rules_linalg.cpp)
+void register_gather_batch_rules();  // take, put (batch_rules_gather.cpp)
+void register_spatial_batch_rules();  // grid sampling, im2col / col2im, antialiased resampling
+void register_dynamic_batch_rules();  // ops whose result shape depends on the values
+void register_out_batch_rules();  // in-place products, out= forms (batch_rules_out.cpp)
 // Sets op's rule and serves op at the Vmap key (so that the rule wins over a composite).
 void set_batch_rule(const OpEntry& op, BatchRule rule);
 // The Vmap key's kernel (rules, pointwise, loop fallback).
@@ -76,6 +82,13 @@ Tensor unfold_channels(const Tensor& y, int64_t B);
 // indices, and index_select with a batched index.
 bool batched_index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
 bool batched_index_select_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+// gather / scatter / take_along_dim / cat where the samples' ranks differ (batch_rules_gather.cpp):
+// 0-dim samples among 1-dim ones, cat's legacy empty tensors, take_along_dim without a dim.
+// False when the case is not theirs.
+bool scalar_operands_rule(const OpEntry& op, Stack& stack, int64_t level);
+bool cat_legacy_empty_rule(const OpEntry& op, Stack& stack, int64_t level);
+bool take_along_flat_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B);
+bool cross_default_dim_rule(const OpEntry& op, Stack& stack, int64_t level);
 // Replaces the stack's results by batched tensors of `level`.
 void wrap_results(Stack& stack, int64_t level);
 // Raises vmap's error for an in-place write of a batched value into an unbatched tensor.

@@ -5,6 +5,7 @@
 #include "ember/autograd.h"
 #include "ember/autograd_functional.h"
 #include "ember/func.h"
+#include "ember/linalg.h"
 #include "ember/ops.h"
 #include "ember/ops/nn.h"
 #include "test_util.h"
@@ -58,6 +59,31 @@ TEST(Vmap, Errors) {
   auto item = func::vmap([](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] * a[0].sum().item()}; });
   expect_error<RuntimeError>([&] { item({ember::ones({3, 2})}); }, "calling .item() on a Tensor");
   EXPECT_EQ(func::current_vmap_level(), 0);  // levels unwind after errors
+}
+
+// Rules where the samples' operands differ in rank (batch_rules_linalg.cpp, _gather.cpp) and
+// functorch's error for results of value-dependent shape (batch_rules_dynamic.cpp).
+TEST(Vmap, BroadcastingSolvesScalarSamplesAndDynamicShapes) {
+  Tensor a = uniform({4, 2, 3, 3}, kDouble) + ember::eye(3, std::nullopt, TensorOptions(kDouble)).mul(Scalar(4));
+  Tensor b = uniform({3}, kDouble, -1, 1, 9);
+  auto solve = func::vmap([&](const std::vector<Tensor>& x) { return std::vector<Tensor>{linalg::solve(x[0], b)}; });
+  Tensor got = solve({a})[0];
+  std::vector<Tensor> rows;
+  for (int64_t i = 0; i < 4; ++i) rows.push_back(linalg::solve(a.select(0, i), b));
+  expect_close(got, ember::stack(rows, 0));
+  // 0-dim samples of take and std
+  Tensor s = uniform({5}, kDouble, -1, 1, 10);
+  auto scalar = func::vmap([](const std::vector<Tensor>& x) {
+    return std::vector<Tensor>{ember::take(x[0], ember::zeros({2}, TensorOptions(kInt64))), ember::std(x[0], std::nullopt, 0)};
+  });
+  std::vector<Tensor> r = scalar({s});
+  expect_close(r[0], s.unsqueeze(1).expand({5, 2}));
+  expect_close(r[1], ember::zeros({5}, TensorOptions(kDouble)));
+  EXPECT_EQ(r[0].sizes().vec(), std::vector<int64_t>({5, 2}));
+  auto nz = func::vmap([](const std::vector<Tensor>& x) { return std::vector<Tensor>{ember::nonzero(x[0])}; });
+  expect_error<RuntimeError>([&] { nz({ember::ones({3, 2})}); },
+                             "vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+                             "vmap over aten::nonzero");
 }
 
 TEST(Func, GradVjpJacrevHessianMatchAutogradFunctional) {
