@@ -105,6 +105,24 @@ TEST(Scatter, TwoDimAssignLastWriteWinsWithAnyThreads) {
   }
 }
 
+// In place along the contiguous dim, the checked index is compressed to uint16 before the
+// updates (rows taken in pairs, an odd last row alone): sums in index order on any threads.
+TEST(ScatterAdd, InPlaceAlongRowsMatchesLoopWithAnyThreads) {
+  const int64_t r = 257, c = 1000;
+  Tensor src = random_floats(r * c, 7).view({r, c});
+  Tensor idx = random_index(r * c, c, 8).view({r, c});
+  Tensor base = random_floats(r * c, 9).view({r, c});
+  std::vector<float> want(base.data_ptr<float>(), base.data_ptr<float>() + r * c);
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) want[i * c + idx.data_ptr<int64_t>()[i * c + j]] += src.data_ptr<float>()[i * c + j];
+  for (int threads : {1, 2, 4}) {
+    Threads t(threads);
+    Tensor out = base.clone();
+    scatter_add_(out, 1, idx, src);
+    for (int64_t k = 0; k < r * c; ++k) ASSERT_EQ(out.data_ptr<float>()[k], want[k]) << threads << " threads at " << k;
+  }
+}
+
 TEST(IndexSelect, RowsColumnsAndOneDimMatchLoops) {
   Tensor x = random_floats(1000 * 64, 7).view({1000, 64});
   Tensor rows = random_index(3000, 1000, 8);
