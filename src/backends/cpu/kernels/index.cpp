@@ -232,10 +232,23 @@ void rows(const IndexLoop& L, int64_t r0, int64_t r1, int64_t i0, int64_t i1) {
   Cursor outer, index;
   outer.seek(L.outer, r0 / nidx);
   if (!flat) index.seek(L.index, b);
+  // Rows of self picked at random (x[idx] = v / x[idx] += v by rows, x[idx] by rows) miss the
+  // cache on every line, in an order the hardware prefetchers cannot guess: the row
+  // kAheadRows positions on is prefetched, up to kAheadLines lines of it.
+  constexpr int64_t kAheadRows = 16, kAheadLines = 8;
+  const int64_t inner_bytes = L.inner.ndim == 1 ? (i1 - i0) * (on_dst ? L.inner.dst[0] : L.inner.src[0]) : 0;
+  const bool contiguous_inner = inner_bytes > 0 && (on_dst ? L.inner.dst[0] : L.inner.src[0]) == itemsize(L.dtype);
+  const int64_t ahead_lines = flat && contiguous_inner ? std::min<int64_t>(kAheadLines, (inner_bytes + 63) / 64) : 0;
+  const int64_t inner_off = i0 * (on_dst ? L.inner.dst[0] : L.inner.src[0]);
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t id = flat ? b * fd : index.dst, is = flat ? b * fs : index.src;
     char* d = L.dst + outer.dst + id + (on_dst ? off[b] : 0);
     const char* s = L.src + outer.src + is + (on_dst ? 0 : off[b]);
+    if (ahead_lines && b + kAheadRows < nidx) {
+      const int64_t a = b + kAheadRows;
+      const char* p = on_dst ? L.dst + outer.dst + a * fd + off[a] : L.src + outer.src + a * fs + off[a];
+      for (int64_t k = 0; k < ahead_lines; ++k) __builtin_prefetch(p + inner_off + k * 64);
+    }
     inner_run<Op>(L.inner, d, s, i0, i1);
     if (++b == nidx) {
       b = 0;
