@@ -766,17 +766,21 @@ bool embedding_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   return true;
 }
 
+}  // namespace
+
 void set_rule(const char* name, BatchRule rule) {
   if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
-
-}  // namespace
 
 Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B) {
   if (batched_at(t, level)) return physical_of(t);
   DimVector sz{B};
   for (int64_t s : t.sizes()) sz.push_back(s);
   return t.unsqueeze(0).expand(sz);
+}
+
+Tensor sample_rows(const Tensor& t, int64_t level, int64_t B) {
+  return physical_or_expanded(t, level, B).reshape({B, t.numel()});
 }
 
 void register_batch_rules() {

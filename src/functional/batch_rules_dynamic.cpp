@@ -108,10 +108,6 @@ bool repeat_index_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
   return true;
 }
 
-void set_rule(const char* name, BatchRule rule) {
-  if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
-}
-
 }  // namespace
 
 void register_dynamic_batch_rules() {

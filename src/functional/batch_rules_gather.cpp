@@ -9,11 +9,6 @@ namespace ember::func::detail {
 
 namespace {
 
-// A sample as one row of the physical [B, numel] (an unbatched tensor expanded).
-Tensor sample_rows(const Tensor& t, int64_t level, int64_t B) {
-  return physical_or_expanded(t, level, B).reshape({B, t.numel()});
-}
-
 bool writes_args(const OpEntry& op) {
   for (const Argument& a : op.schema().arguments)
     if (a.is_write) return true;
@@ -232,10 +227,6 @@ bool put_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
     stack.emplace_back(make_batched(target, level));
   }
   return true;
-}
-
-void set_rule(const char* name, BatchRule rule) {
-  if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
 
 }  // namespace

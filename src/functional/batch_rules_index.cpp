@@ -164,10 +164,6 @@ bool batched_index_select_rule(const OpEntry& op, Stack& stack, int64_t level, i
 
 namespace {
 
-void set_rule(const char* name, BatchRule rule) {
-  if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
-}
-
 }  // namespace
 
 void register_index_batch_rules() {

@@ -166,10 +166,6 @@ bool native_layer_norm_backward_rule(const OpEntry&, Stack& stack, int64_t level
   return true;
 }
 
-void set_rule(const char* name, BatchRule rule) {
-  if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
-}
-
 }  // namespace
 
 Tensor fold_channels(const Tensor& phys) {

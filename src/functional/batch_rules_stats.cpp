@@ -15,11 +15,6 @@ const OpEntry& op_named(const std::string& name) {
   return *op;
 }
 
-// A sample as one row of the physical [B, numel] (an unbatched tensor expanded).
-Tensor sample_rows(const Tensor& t, int64_t level, int64_t B) {
-  return physical_or_expanded(t, level, B).reshape({B, t.numel()});
-}
-
 // std(self, unbiased), var, std_mean, var_mean: the .dim overload over each flattened sample.
 bool full_stat_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B) {
   if (stack.size() != 2 || !batched_at(stack[0].tensor(), level)) return false;
@@ -330,10 +325,6 @@ bool histogram_rule(const OpEntry&, Stack& stack, int64_t level, int64_t B) {
   stack.emplace_back(make_batched(hist, level));
   stack.emplace_back(make_batched(ember::clone(edges), level));
   return true;
-}
-
-void set_rule(const char* name, BatchRule rule) {
-  if (const OpEntry* op = Dispatcher::get().find(name)) set_batch_rule(*op, rule);
 }
 
 }  // namespace

@@ -64,6 +64,8 @@ void register_dynamic_batch_rules();  // ops whose result shape depends on the v
 void register_out_batch_rules();  // in-place products, out= forms (batch_rules_out.cpp)
 // Sets op's rule and serves op at the Vmap key (so that the rule wins over a composite).
 void set_batch_rule(const OpEntry& op, BatchRule rule);
+// The same by op name; nothing when no op has that name.
+void set_rule(const char* name, BatchRule rule);
 // The Vmap key's kernel (rules, pointwise, loop fallback).
 void vmap_layer_kernel(const OpEntry& op, DispatchKeySet ks, Stack& stack);
 // The generic rules, for use by specific ones.
@@ -73,6 +75,8 @@ bool leading_dims_rule(const OpEntry& op, Stack& stack, int64_t level, int64_t B
 // t's physical tensor at `level` (batch dim 0), or t expanded over a new batch dim of size B
 // (stride 0, no copy).
 Tensor physical_or_expanded(const Tensor& t, int64_t level, int64_t B);
+// A sample as one row of the physical [B, numel] (an unbatched tensor expanded).
+Tensor sample_rows(const Tensor& t, int64_t level, int64_t B);
 // The batch folded into the channels, for per-sample batch norm and convolution
 // (batch_rules_norm.cpp): a physical [B, N, C, *] as [N, B*C, *] (a copy when the layout
 // needs one), and back from [N, B*C, *] to [B, N, C, *].
