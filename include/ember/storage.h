@@ -48,7 +48,9 @@ class Allocator {
   virtual DataPtr allocate(size_t nbytes) = 0;
 };
 
-// Statistics of the caching CPU allocator.
+// Statistics of the caching CPU allocator. The data of tiny fresh tensors, stored inline in
+// their TensorImpl's heap block (TensorImpl::make_contiguous_cpu), is not the allocator's and
+// is not counted.
 struct AllocatorStats {
   uint64_t allocations = 0;   // calls to allocate
   uint64_t cache_hits = 0;    // served from the cache without asking the system
@@ -58,7 +60,8 @@ struct AllocatorStats {
 };
 
 Allocator* cpu_allocator();
-// Caching on by default; EMBER_CPU_ALLOCATOR_CACHE=0 in the environment turns it off.
+// Caching on by default; EMBER_CPU_ALLOCATOR_CACHE=0 in the environment turns it off (and with
+// it the inline data of tiny tensors, so that every byte is a heap block of its own for ASan).
 void set_cpu_allocator_caching(bool enabled);
 bool cpu_allocator_caching();
 AllocatorStats cpu_allocator_stats();

@@ -1,5 +1,6 @@
 // The CPU allocator: 64-byte aligned blocks, with a cache of freed blocks keyed by size
 // class so that a loop producing fresh outputs reuses memory instead of paying page faults.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -28,7 +29,7 @@ class CachingCpuAllocator final : public Allocator {
  public:
   CachingCpuAllocator() {
     const char* env = std::getenv("EMBER_CPU_ALLOCATOR_CACHE");
-    caching_ = !(env && std::strcmp(env, "0") == 0);
+    caching_.store(!(env && std::strcmp(env, "0") == 0), std::memory_order_relaxed);
   }
   ~CachingCpuAllocator() override { empty_cache(); }
 
@@ -38,7 +39,7 @@ class CachingCpuAllocator final : public Allocator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.allocations;
-      if (caching_) p = take_cached(size);
+      if (caching_.load(std::memory_order_relaxed)) p = take_cached(size);
       stats_.bytes_in_use += size;
       if (stats_.bytes_in_use > stats_.peak_bytes_in_use)
         stats_.peak_bytes_in_use = stats_.bytes_in_use;
@@ -57,12 +58,10 @@ class CachingCpuAllocator final : public Allocator {
   void set_caching(bool on) {
     if (!on) empty_cache();
     std::lock_guard<std::mutex> lock(mu_);
-    caching_ = on;
+    caching_.store(on, std::memory_order_relaxed);
   }
-  bool caching() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return caching_;
-  }
+  // Lock-free: asked for every fresh tensor (TensorImpl::make_contiguous_cpu).
+  bool caching() const { return caching_.load(std::memory_order_relaxed); }
   AllocatorStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
@@ -85,7 +84,7 @@ class CachingCpuAllocator final : public Allocator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.bytes_in_use -= size;
-      if (caching_ && stats_.bytes_cached + size <= kMaxCachedBytes) {
+      if (caching_.load(std::memory_order_relaxed) && stats_.bytes_cached + size <= kMaxCachedBytes) {
         free_[size].push_back(p);
         stats_.bytes_cached += size;
         return;
@@ -106,7 +105,7 @@ class CachingCpuAllocator final : public Allocator {
   }
 
   std::mutex mu_;
-  bool caching_ = true;
+  std::atomic<bool> caching_{true};  // written under mu_
   std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> blocks
   AllocatorStats stats_;
 };

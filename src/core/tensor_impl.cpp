@@ -1,6 +1,9 @@
 #include "ember/tensor_impl.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <new>
 
 #include "ember/autograd.h"
 #include "ember/error.h"
@@ -65,6 +68,91 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
                  tensor_impl_inference::tls_enabled),
       key_set_(backend_key(storage_->device().type)) {
   refresh();
+}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, int64_t numel, ContiguousTag)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(sizes.size()),
+      numel_(numel),
+      dtype_(dtype),
+      inference_(tensor_impl_inference::enabled_guards.load(std::memory_order_relaxed) != 0 &&
+                 tensor_impl_inference::tls_enabled),
+      key_set_(backend_key(storage_->device().type)) {
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+}
+
+// ---------------------------------------------------------------- fresh CPU tensors in one block
+// Layout: [live count][StorageImpl][TensorImpl][up to 63 bytes of padding][inline data]. The two
+// objects keep their own reference counts and die separately (a view keeps the storage after the
+// tensor is gone; set_data drops the storage first), so the block counts its live objects and
+// the last one's delete frees it. Inline data is 64-byte aligned like the allocator's.
+namespace {
+struct BlockHeader {
+  std::atomic<uint32_t> live{2};
+};
+
+constexpr size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+void release_block(BlockHeader* h) {
+  if (h->live.fetch_sub(1, std::memory_order_acq_rel) == 1) std::free(h);
+}
+
+class BlockStorage final : public StorageImpl {
+ public:
+  using StorageImpl::StorageImpl;
+  static void* operator new(size_t) = delete;  // only placed into a block
+  static void operator delete(void* p);
+};
+
+class BlockTensor final : public TensorImpl {
+ public:
+  BlockTensor(Storage storage, ScalarType dtype, IntArrayRef sizes, int64_t numel)
+      : TensorImpl(std::move(storage), dtype, sizes, numel, ContiguousTag{}) {}
+  static void* operator new(size_t) = delete;
+  static void operator delete(void* p);
+};
+
+constexpr size_t kStorageOffset = align_up(sizeof(BlockHeader), alignof(BlockStorage));
+constexpr size_t kTensorOffset = align_up(kStorageOffset + sizeof(BlockStorage), alignof(BlockTensor));
+constexpr size_t kObjectsEnd = kTensorOffset + sizeof(BlockTensor);
+constexpr size_t kDataAlignment = 64;  // what Allocator promises
+
+void BlockStorage::operator delete(void* p) {
+  release_block(reinterpret_cast<BlockHeader*>(static_cast<char*>(p) - kStorageOffset));
+}
+void BlockTensor::operator delete(void* p) {
+  release_block(reinterpret_cast<BlockHeader*>(static_cast<char*>(p) - kTensorOffset));
+}
+}  // namespace
+
+Ref<TensorImpl> TensorImpl::make_contiguous_cpu(IntArrayRef sizes, ScalarType dtype, int64_t numel,
+                                                size_t nbytes) {
+  Allocator* alloc = cpu_allocator();
+  const bool inline_data = nbytes <= kInlineBytes && cpu_allocator_caching();
+  const size_t block_bytes = kObjectsEnd + (inline_data ? kDataAlignment - 1 + nbytes : 0);
+  DataPtr data;
+  if (!inline_data) data = alloc->allocate(nbytes);  // may raise: before anything is built
+  char* block = static_cast<char*>(std::malloc(block_bytes));
+  if (!block) throw std::bad_alloc();
+  if (inline_data) {
+    // Owned by the block: no deleter.
+    auto addr = reinterpret_cast<uintptr_t>(block + kObjectsEnd);
+    data = DataPtr(reinterpret_cast<void*>(align_up(addr, kDataAlignment)), nullptr, nullptr);
+  }
+  auto* header = ::new (block) BlockHeader();
+  auto* storage = ::new (block + kStorageOffset) BlockStorage(std::move(data), nbytes, kCPU, alloc);
+  try {
+    return Ref<TensorImpl>(::new (block + kTensorOffset) BlockTensor(Storage(storage), dtype, sizes, numel));
+  } catch (...) {
+    // The tensor's constructor released the storage (block count 2 -> 1); the tensor never lived.
+    release_block(header);
+    throw;
+  }
 }
 
 void TensorImpl::check_inference_inplace() const {

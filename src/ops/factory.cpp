@@ -54,7 +54,9 @@ Tensor empty(IntArrayRef sizes, TensorOptions opts) {
   Device device = opts.device_or_default();
   DimVector strides = contiguous_strides(sizes);
   size_t nbytes = storage_bytes(sizes, strides, dtype, "empty");
-  Allocator* alloc = device.is_cpu() ? cpu_allocator() : backend_for(device.type).allocator();
+  if (device.is_cpu())
+    return Tensor(TensorImpl::make_contiguous_cpu(sizes, dtype, compute_numel(sizes), nbytes));
+  Allocator* alloc = backend_for(device.type).allocator();
   auto storage = Storage::make(alloc->allocate(nbytes), nbytes, device, alloc);
   return Tensor(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
 }

@@ -105,7 +105,9 @@ bool ElementwiseIter::try_fast_setup(const IterConfig& cfg) {
   compute_dtype_ = dt;
   device_ = kCPU;
   numel_ = first->numel();
-  out_ = empty(first->sizes(), dt);
+  // The inputs' shape and dtype: already checked, and numel * itemsize cannot overflow.
+  out_ = Tensor(TensorImpl::make_contiguous_cpu(first->sizes(), dt, numel_,
+                                                static_cast<size_t>(numel_) * itemsize(dt)));
   target_ = out_;
   operands_[0] = out_;
   loop_shape_.clear();

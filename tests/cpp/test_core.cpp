@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/ops.h"
+#include "ember/tensor_data.h"
 #include "ops/iter.h"
 
 using namespace ember;
@@ -508,6 +509,45 @@ TEST_F(CoreAllocator, ZeroSizedAndExternalMemory) {
   }
   EXPECT_TRUE(freed);
   EXPECT_EQ(cpu_allocator_stats().bytes_cached, s0.bytes_cached);
+}
+
+// Tiny fresh tensors carry their data inline in the TensorImpl's block (tensor_impl.cpp).
+TEST_F(CoreAllocator, TinyTensorsKeepTheirDataInTheirBlock) {
+  const AllocatorStats s0 = cpu_allocator_stats();
+  Tensor a = full({3}, 2.f), b = full({3}, 5.f);
+  Tensor c = add(a, b);  // the iterator's fast path
+  Tensor e = empty({TensorImpl::kInlineBytes / 4}, kFloat);
+  for (const Tensor& t : {a, b, c, e}) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+    EXPECT_EQ(t.storage()->allocator(), cpu_allocator());
+    EXPECT_EQ(t.storage()->data(), t.data_ptr());
+  }
+  EXPECT_EQ(cpu_allocator_stats().allocations, s0.allocations);  // inline: not the allocator's
+  EXPECT_EQ(cpu_allocator_stats().bytes_in_use, s0.bytes_in_use);
+  // A view outlives its base: the block stays until the storage is gone too.
+  Tensor v = c.view({1, 3});
+  const void* data = c.data_ptr();
+  c = Tensor();
+  EXPECT_EQ(v.data_ptr(), data);
+  EXPECT_EQ(v.sum().item().to<float>(), 21.f);
+  v.add_(1);  // in-place writes still bump the shared version counter
+  EXPECT_EQ(v.impl()->version(), 1u);
+  // set_data drops the block's storage before its tensor.
+  Tensor f = full({2}, 1.f);
+  set_data(f, full({4}, 3.f));
+  EXPECT_EQ(f.sum().item().to<float>(), 12.f);
+  // Growing past the inline data takes an allocator block, which keeps the values.
+  Tensor g = arange(4, kFloat);
+  resize_(g, {1000});
+  EXPECT_EQ(cpu_allocator_stats().allocations, s0.allocations + 1);
+  EXPECT_EQ(g.narrow(0, 0, 4).sum().item().to<float>(), 6.f);
+  // Larger data is the allocator's as before; without caching, tiny data is too.
+  Tensor big = empty({TensorImpl::kInlineBytes / 4 + 1}, kFloat);
+  EXPECT_EQ(cpu_allocator_stats().allocations, s0.allocations + 2);
+  set_cpu_allocator_caching(false);
+  Tensor tiny = empty({1}, kFloat);
+  EXPECT_EQ(cpu_allocator_stats().allocations, s0.allocations + 3);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(tiny.data_ptr()) % 64, 0u);
 }
 
 // ---------------------------------------------------------------- errors

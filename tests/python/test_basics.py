@@ -724,6 +724,29 @@ def test_dlpack_torch_roundtrip():
     assert e.__dlpack_device__() == (1, 0)
 
 
+# Results of ops on tiny tensors keep their data inline in the tensor's heap block
+# (TensorImpl::make_contiguous_cpu): zero-copy interop must hold on to that block.
+@pytest.mark.parametrize("n", [1, 3, 64, 65])
+def test_tiny_results_interop_and_lifetime(n):
+    x = ember.full((n,), 1.5)
+    r = ember.mul(x, x) + x  # two fresh results through the iterator's fast path
+    ref = torch.full((n,), 1.5) * torch.full((n,), 1.5) + torch.full((n,), 1.5)
+    assert r.data_ptr() % 64 == 0
+    a = r.numpy()
+    t = torch.from_dlpack(r)
+    v = r.view(1, n)
+    assert a.ctypes.data == r.data_ptr() and t.data_ptr() == r.data_ptr() and v.data_ptr() == r.data_ptr()
+    del r
+    gc.collect()
+    v.add_(1)  # all of them still see one block of memory, with one version counter
+    assert v._version == 1
+    assert np.array_equal(a, (ref + 1).numpy()) and torch.equal(t, ref + 1)
+    assert pickle.loads(pickle.dumps(v)).tolist() == (ref + 1).view(1, n).tolist()
+    del v, t
+    gc.collect()
+    assert a.tolist() == (ref + 1).tolist()
+
+
 def test_dlpack_lifetime_and_errors():
     e = ember.ones(4)
     w = weakref.ref(e)
