@@ -169,7 +169,12 @@ void ElementwiseIter::compute_dtype(const char* op, const IterConfig& cfg) {
       t = to_device(t, device_);
     }
     bool cast = cfg.cast_inputs && i > cfg.skip_promotion && t.dtype() != dt;
-    if (cast) t = to_dtype(t, dt);
+    // A wrapped number (a Python or formula scalar) is converted by value: the same conversion
+    // as copy_'s, without dispatching to_dtype, an empty_like and a copy for one element.
+    if (cast && t.impl()->is_wrapped_number() && t.is_cpu())
+      t = scalar_tensor(t.item(), TensorOptions(dt).device(kCPU));
+    else if (cast)
+      t = to_dtype(t, dt);
   }
 }
 

@@ -447,6 +447,25 @@ def test_numpy_scalars_are_weak():
     assert (ember.ones(2, dtype=ember.int32) + np.int64(3)).tolist() == [4, 4]
 
 
+# A Python number is cast to the promoted dtype by value (ElementwiseIter::compute_dtype):
+# the same rounding, wrapping and real part as a tensor copy gives.
+@pytest.mark.parametrize("dt", E_DTYPES, ids=str)
+@pytest.mark.parametrize("num", [True, -1, 300, 0.1, 1e-3, -2.75, 1e5, 2.5 - 1.5j])
+def test_python_number_cast_to_tensor_dtype(dt, num):
+    vals = [0, 1, 3]
+    e, t = ember.tensor(vals, dtype=dt), torch.tensor(vals, dtype=tdt(dt))
+    for f in (lambda a: a + num, lambda a: a * num, lambda a: a - num):
+        try:
+            want = f(t)
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                f(e)
+            continue
+        if want.dtype == torch.complex32:  # Ember has no complex32: complex64 (ARCHITECTURE.md)
+            want = want.to(torch.complex64)
+        assert_same(f(e), want)
+
+
 # ---------------------------------------------------------------- ops through the Python API
 def test_op_functions_and_methods():
     x = ember.tensor([[1.0, -2.0], [3.0, 0.5]])
