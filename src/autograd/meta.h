@@ -75,7 +75,9 @@ class SavedTensor {
   SavedTensor() = default;
   SavedTensor(const Tensor& t, bool is_output, const std::shared_ptr<Node>& owner);
   // owner: the node that saved it (names it in errors; an output gets it back as grad_fn).
-  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  // history=false skips that for a built-in formula run with grad mode off and no forward AD:
+  // nothing it computes records, so the output's grad_fn would only cost an alias and a meta.
+  Tensor unpack(const std::shared_ptr<Node>& owner, bool history = true) const;
   // Frees the tensor after a backward pass; unpacking it again then raises.
   void release() { data_ = Tensor(); }
   bool defined() const { return was_defined_; }

@@ -317,7 +317,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, const std::shared_ptr<
   data_ = is_output ? detach(t) : t;
 }
 
-Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, bool history) const {
   if (!was_defined_) return Tensor();
   EMBER_CHECK(data_.defined(), RuntimeError,
               "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -330,7 +330,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
               is_output_ ? "output " : "an input ", is_output_ ? std::to_string(output_nr_) + " of " : "of ",
               owner ? owner->name() : std::string("a backward function"), ", is at version ", data_.version(),
               "; expected version ", version_, " instead.");
-  if (!is_output_ || !requires_grad_ || !owner) return data_;
+  if (!is_output_ || !requires_grad_ || !owner || !history) return data_;
   // An output gets its grad_fn back, so that a formula that uses it differentiates again.
   Tensor t = detach(data_);
   set_history(t, owner, output_nr_);
