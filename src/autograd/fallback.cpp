@@ -112,22 +112,20 @@ struct InputMeta {
   ScalarType dtype;
 };
 
-// Inline vectors: the common unary and binary ops record with no heap block besides the node.
-// (SmallVector's clear() keeps the elements alive: the unpacked tensors are reset explicitly.)
 class SavedOp {
  public:
   const OpEntry* op = nullptr;
-  SmallVector<IValue, 4> args;        // non-tensor arguments as passed (tensors: None)
-  SmallVector<SavedTensor, 4> saved;  // per argument: the saved tensors
-  SmallVector<Tensor, 4> unpacked;    // per argument, during apply
+  std::vector<IValue> args;           // non-tensor arguments as passed (tensors: None)
+  std::vector<SavedTensor> saved;     // per argument: the saved tensors
+  std::vector<Tensor> unpacked;       // per argument, during apply
   std::vector<std::vector<SavedTensor>> saved_lists;  // per argument: a saved Tensor[] (Tensor?[])
   std::vector<std::vector<Tensor>> unpacked_lists;
   SmallVector<int, 6> first_slot;     // per argument: its first slot, or -1
-  SmallVector<InputMeta, 3> inputs;   // per slot
+  std::vector<InputMeta> inputs;      // per slot
   SmallVector<bool, 6> needs;         // per slot
-  SmallVector<SavedTensor, 1> results;  // when the formula saves them
-  SmallVector<Tensor, 1> unpacked_results;
-  SmallVector<InputMeta, 1> outputs;  // per result
+  std::vector<SavedTensor> results;   // when the formula saves them
+  std::vector<Tensor> unpacked_results;
+  std::vector<InputMeta> outputs;     // per result
 };
 
 const std::vector<Tensor>& BackwardContext::tensor_list(size_t arg) const {
@@ -189,7 +187,7 @@ Tensor fit_grad(const Tensor& g, const InputMeta& in, const std::string& op) {
 
 class OpBackward : public Node {
  public:
-  OpBackward(SavedOp s, const Derivative* d) : s_(std::move(s)), d_(d) {}
+  OpBackward(SavedOp&& s, const Derivative* d) : s_(std::move(s)), d_(d) {}
   std::string name() const override { return node_name(s_.op->name()); }  // built only when asked for
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
@@ -198,8 +196,7 @@ class OpBackward : public Node {
       if (!grads[i].defined() && i < s_.outputs.size() && s_.outputs[i].dtype != ScalarType::Undefined)
         grads[i] = zeros(s_.outputs[i].sizes, s_.outputs[i].dtype);
     auto self = shared_from_this();
-    s_.unpacked.clear();
-    s_.unpacked.resize(s_.saved.size());
+    s_.unpacked.assign(s_.saved.size(), Tensor());
     for (size_t a = 0; a < s_.saved.size(); ++a) s_.unpacked[a] = s_.saved[a].unpack(self);
     s_.unpacked_lists.assign(s_.saved_lists.size(), {});
     for (size_t a = 0; a < s_.saved_lists.size(); ++a)
@@ -208,10 +205,8 @@ class OpBackward : public Node {
     const bool history = GradMode::is_enabled() || forward_ad::is_active();
     for (const SavedTensor& r : s_.results) s_.unpacked_results.push_back(r.unpack(self, history));
     std::vector<Tensor> out = d_->formula(BackwardContext{s_}, grads);
-    for (Tensor& t : s_.unpacked) t = Tensor();
     s_.unpacked.clear();
     s_.unpacked_lists.clear();
-    for (Tensor& t : s_.unpacked_results) t = Tensor();
     s_.unpacked_results.clear();
     out.resize(s_.inputs.size());
     for (size_t k = 0; k < out.size(); ++k) {
@@ -223,7 +218,7 @@ class OpBackward : public Node {
   int first_slot(size_t arg) const { return arg < s_.first_slot.size() ? s_.first_slot[arg] : -1; }
   void save_results(const std::vector<Tensor>& results) {
     s_.results.reserve(results.size());
-    for (const Tensor& r : results) s_.results.push_back(SavedTensor(r, true, nullptr));
+    for (const Tensor& r : results) s_.results.emplace_back(r, true, nullptr);
   }
   // Forward AD set the results' tangents after they were saved: the saved aliases get them
   // too, so that the formula's ops compute tangents (forward-over-reverse).
@@ -394,8 +389,8 @@ void record_op(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
   }
   // An op may leave results undefined (gradients it was not asked for): they get no history.
   for (const Tensor& r : results)
-    s.outputs.push_back(r.defined() ? InputMeta{DimVector(r.sizes()), r.dtype()}
-                                    : InputMeta{DimVector(), ScalarType::Undefined});
+    s.outputs.push_back(r.defined() ? decltype(s.outputs)::value_type{DimVector(r.sizes()), r.dtype()}
+                                    : decltype(s.outputs)::value_type{DimVector(), ScalarType::Undefined});
   auto node = std::make_shared<OpBackward>(std::move(s), d);
   node->set_next_edges(std::move(edges));
   node->set_num_inputs(static_cast<uint32_t>(results.size()));
