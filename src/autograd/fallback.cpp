@@ -216,13 +216,13 @@ class OpBackward : public Node {
     return out;
   }
   int first_slot(size_t arg) const { return arg < s_.first_slot.size() ? s_.first_slot[arg] : -1; }
-  void save_results(const std::vector<Tensor>& results) {
+  void save_results(ArrayRef<Tensor> results) {
     s_.results.reserve(results.size());
     for (const Tensor& r : results) s_.results.emplace_back(r, true, nullptr);
   }
   // Forward AD set the results' tangents after they were saved: the saved aliases get them
   // too, so that the formula's ops compute tangents (forward-over-reverse).
-  void attach_result_tangents(const std::vector<Tensor>& results) {
+  void attach_result_tangents(ArrayRef<Tensor> results) {
     for (size_t i = 0; i < s_.results.size() && i < results.size(); ++i)
       if (s_.results[i].data().defined()) forward_ad::detail::copy_tangent(results[i], s_.results[i].data());
   }
@@ -372,7 +372,7 @@ void record_op(const OpEntry& op, DispatchKeySet ks, Stack& stack) {
 
   run_below();
 
-  std::vector<Tensor> results;
+  SmallVector<Tensor, 2> results;  // inline: one heap block fewer per recorded op
   if (written.empty()) {
     for (IValue& v : stack)
       if (v.is_tensor()) results.push_back(v.tensor());
