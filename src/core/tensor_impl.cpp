@@ -73,18 +73,12 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, int64_t numel, ContiguousTag)
     : storage_(std::move(storage)),
       sizes_(sizes),
-      strides_(sizes.size()),
+      strides_(contiguous_strides(sizes)),
       numel_(numel),
       dtype_(dtype),
       inference_(tensor_impl_inference::enabled_guards.load(std::memory_order_relaxed) != 0 &&
                  tensor_impl_inference::tls_enabled),
-      key_set_(backend_key(storage_->device().type)) {
-  int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides_[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
-  }
-}
+      key_set_(backend_key(storage_->device().type)) {}
 
 // ---------------------------------------------------------------- fresh CPU tensors in one block
 // Layout: [live count][StorageImpl][TensorImpl][up to 63 bytes of padding][inline data]. The two
