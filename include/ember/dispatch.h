@@ -86,10 +86,19 @@ class OpEntry;
 // A kernel in boxed form: arguments on the stack in, results on the stack out.
 using BoxedKernel = void (*)(const OpEntry& op, DispatchKeySet ks, Stack& stack);
 
+// Calls an unboxed kernel with its arguments taken from the stack, results pushed back.
+using StackCaller = void (*)(void* unboxed, Stack& stack);
+
 struct KernelFunction {
-  void* unboxed = nullptr;         // Ret(*)(Args...) of the op's signature, or null
-  BoxedKernel boxed = nullptr;     // adapter of `unboxed`, or a fallback
+  void* unboxed = nullptr;          // Ret(*)(Args...) of the op's signature, or null
+  BoxedKernel boxed = nullptr;      // a kernel written against the stack (a fallback, a layer)
+  StackCaller from_stack = nullptr;  // the boxed form of `unboxed`: one adapter per signature
   explicit operator bool() const { return unboxed || boxed; }
+  bool has_boxed_form() const { return boxed || from_stack; }
+  void call_boxed(const OpEntry& op, DispatchKeySet ks, Stack& stack) const {
+    if (boxed) boxed(op, ks, stack);
+    else from_stack(unboxed, stack);
+  }
 };
 
 class OpEntry {
@@ -312,7 +321,7 @@ class TypedOp<Ret(Args...)> {
     Stack stack;
     stack.reserve(sizeof...(Args));
     (stack.push_back(detail::Boxer<detail::bare_t<Args>>::box(args)), ...);
-    k.boxed(*op_, ks, stack);
+    k.call_boxed(*op_, ks, stack);
     if constexpr (std::is_void_v<Ret>) {
       return;
     } else if constexpr (std::is_lvalue_reference_v<Ret>) {
@@ -354,23 +363,25 @@ class TypedOp<Ret(Args...)> {
 // ---------------------------------------------------------------- registration
 namespace detail {
 template <typename Sig> struct KernelAdapter;
+// Adapters are per signature, not per kernel (the kernel comes in as a pointer): ~2,000
+// registered kernels share a few hundred signatures, and the adapters' code was a quarter of
+// the registering files' compile time.
 template <typename Ret, typename... Args>
 struct KernelAdapter<Ret(Args...)> {
-  template <Ret (*Fn)(Args...)>
-  static void boxed(const OpEntry&, DispatchKeySet, Stack& stack) {
-    call<Fn>(stack, std::index_sequence_for<Args...>{});
+  static void from_stack(void* unboxed, Stack& stack) {
+    call(reinterpret_cast<Ret (*)(Args...)>(unboxed), stack, std::index_sequence_for<Args...>{});
   }
-  template <Ret (*Fn)(Args...), size_t... I>
-  static void call(Stack& stack, std::index_sequence<I...>) {
+  template <size_t... I>
+  static void call(Ret (*fn)(Args...), Stack& stack, std::index_sequence<I...>) {
     if constexpr (std::is_void_v<Ret>) {
-      Fn(unbox_arg<Args, I>(stack)...);
+      fn(unbox_arg<Args, I>(stack)...);
       stack.clear();
     } else if constexpr (std::is_lvalue_reference_v<Ret> || is_ref_tuple<Ret>::value) {
       // The results are mutated arguments: the stack keeps the arguments, which share their
       // TensorImpl with the caller's handles.
-      Fn(unbox_arg<Args, I>(stack)...);
+      fn(unbox_arg<Args, I>(stack)...);
     } else {
-      auto r = Fn(unbox_arg<Args, I>(stack)...);
+      auto r = fn(unbox_arg<Args, I>(stack)...);
       stack.clear();
       push_result(stack, std::move(r));
     }
@@ -401,13 +412,13 @@ void define_op(std::string_view schema, Tag tag) {
 // Registers Fn as op's kernel for key k (unboxed, plus a boxed adapter for fallbacks).
 template <typename Sig, Sig* Fn>
 void register_kernel(std::string_view op, DispatchKey k) {
-  KernelFunction kf{reinterpret_cast<void*>(Fn), &detail::KernelAdapter<Sig>::template boxed<Fn>};
+  KernelFunction kf{reinterpret_cast<void*>(Fn), nullptr, &detail::KernelAdapter<Sig>::from_stack};
   Dispatcher::get().set_kernel(op, k, kf, typeid(Sig));
 }
 
 template <typename Sig, Sig* Fn>
 void register_composite(std::string_view op) {
-  KernelFunction kf{reinterpret_cast<void*>(Fn), &detail::KernelAdapter<Sig>::template boxed<Fn>};
+  KernelFunction kf{reinterpret_cast<void*>(Fn), nullptr, &detail::KernelAdapter<Sig>::from_stack};
   Dispatcher::get().set_composite(op, kf, typeid(Sig));
 }
 

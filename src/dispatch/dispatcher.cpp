@@ -133,8 +133,8 @@ const KernelFunction& OpEntry::resolve(DispatchKeySet ks, DispatchKey* chosen) c
 void OpEntry::call_boxed(DispatchKeySet ks, Stack& stack) const {
   DispatchKey chosen;
   const KernelFunction& kf = resolve(ks, &chosen);
-  EMBER_INTERNAL_ASSERT(kf.boxed, "op '", name_, "' has no boxed form at ", dispatch_key_name(chosen));
-  kf.boxed(*this, ks, stack);
+  EMBER_INTERNAL_ASSERT(kf.has_boxed_form(), "op '", name_, "' has no boxed form at ", dispatch_key_name(chosen));
+  kf.call_boxed(*this, ks, stack);
 }
 
 }  // namespace ember
