@@ -59,8 +59,10 @@ class Msg {
   std::string s_;
 };
 
+// By value, so that string literals decay to const char* and messages that differ only in
+// their literals' lengths share one instantiation (half as many in the op files).
 template <typename E, typename... Args>
-[[noreturn]] void raise(const Args&... args) {
+[[noreturn]] void raise(Args... args) {
   Msg m;
   (m << ... << args);
   throw E(std::move(m).str());
