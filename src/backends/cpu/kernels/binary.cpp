@@ -271,6 +271,7 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
     case BinaryOp::Div:
       if constexpr (!is_bool) return run([](auto a, auto b) { return a / b; });
       break;
+#if EMBER_ISA_DEFAULT
     case BinaryOp::DivTrunc:
       if constexpr (is_int) {
         check_no_zero_divisor<T>(it);
@@ -300,6 +301,7 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
         return run([](M a, M b) { return std::fmod(a, b); });
       }
       break;
+#endif
     case BinaryOp::Pow:
       if constexpr (is_int) {
         return run([](T a, T b) { return int_pow<T>(a, b); });
@@ -324,6 +326,10 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
     case BinaryOp::ClampMax:
       if constexpr (!is_cplx) return run([](M a, M b) { return min_propagate_nan(a, b); });
       break;
+    case BinaryOp::LogAddExp:
+      if constexpr (is_flt) return run([](M a, M b) { return logaddexp(a, b); });
+      break;
+#if EMBER_ISA_DEFAULT  // the AVX builds hand these to this build (runs_in_default_build)
     case BinaryOp::Fmax:
       if constexpr (is_flt) return run([](M a, M b) { return std::fmax(a, b); });
       else if constexpr (!is_cplx) return run([](M a, M b) { return a < b ? b : a; });
@@ -349,9 +355,6 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
       } else if constexpr (is_flt) {
         return run([](M a, M b) { return std::nextafter(a, b); });
       }
-      break;
-    case BinaryOp::LogAddExp:
-      if constexpr (is_flt) return run([](M a, M b) { return logaddexp(a, b); });
       break;
     case BinaryOp::LogAddExp2:
       if constexpr (is_flt) return run([](M a, M b) { return logaddexp2(a, b); });
@@ -383,15 +386,33 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
     case BinaryOp::Shr:
       if constexpr (is_int) return run([](T a, T b) { return shift_right(a, b); });
       break;
+#endif
+    default: break;
   }
   EMBER_FAIL(RuntimeError, "binary op ", static_cast<int>(op), " not implemented for '", scalar_type_of<T>, "'");
 }
+
+#if !EMBER_ISA_DEFAULT
+// Ops whose kernels are scalar libm calls or are rarely hot run in the Default build's kernels
+// on every CPU: their AVX copies were about a third of this file's compile time.
+bool runs_in_default_build(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::DivTrunc: case BinaryOp::DivFloor: case BinaryOp::Remainder: case BinaryOp::Fmod:
+    case BinaryOp::Fmax: case BinaryOp::Fmin: case BinaryOp::Atan2: case BinaryOp::Hypot:
+    case BinaryOp::Copysign: case BinaryOp::Nextafter: case BinaryOp::LogAddExp2: case BinaryOp::Xlogy:
+    case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor: case BinaryOp::Shl:
+    case BinaryOp::Shr: return true;
+    default: return false;
+  }
+}
+#endif
 
 }  // namespace
 
 void binary_kernel(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha) {
   const ScalarType dt = it.compute_dtype();
 #if !EMBER_ISA_DEFAULT
+  if (runs_in_default_build(op)) return isa_Default::binary_kernel(it, op, alpha);
   // The 16-bit floats compute through this build's float vectors.
   if (dt == kBFloat16) return binary_typed<BFloat16>(it, op, alpha);
   if (dt == kHalf) return binary_typed<Half>(it, op, alpha);
