@@ -394,7 +394,9 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
 
 #if !EMBER_ISA_DEFAULT
 // Ops whose kernels are scalar libm calls or are rarely hot run in the Default build's kernels
-// on every CPU: their AVX copies were about a third of this file's compile time.
+// on every CPU: their AVX copies were about a third of this file's compile time. On 256K
+// elements, one thread: floor_divide, remainder, atan2, fmax, copysign and int64 floor_divide
+// kept their speed; int64 bitwise_and 70 -> 79 us, << 72 -> 115 us (torch: 78, 115 us).
 bool runs_in_default_build(BinaryOp op) {
   switch (op) {
     case BinaryOp::DivTrunc: case BinaryOp::DivFloor: case BinaryOp::Remainder: case BinaryOp::Fmod:
