@@ -236,10 +236,11 @@ void rows(const IndexLoop& L, int64_t r0, int64_t r1, int64_t i0, int64_t i1) {
   // cache on every line, in an order the hardware prefetchers cannot guess: the row
   // kAheadRows positions on is prefetched, up to kAheadLines lines of it.
   constexpr int64_t kAheadRows = 16, kAheadLines = 8;
-  const int64_t inner_bytes = L.inner.ndim == 1 ? (i1 - i0) * (on_dst ? L.inner.dst[0] : L.inner.src[0]) : 0;
-  const bool contiguous_inner = inner_bytes > 0 && (on_dst ? L.inner.dst[0] : L.inner.src[0]) == static_cast<int64_t>(itemsize(L.dtype));
+  const int64_t inner_stride = on_dst ? L.inner.dst[0] : L.inner.src[0];
+  const int64_t inner_bytes = L.inner.ndim == 1 ? (i1 - i0) * inner_stride : 0;
+  const bool contiguous_inner = inner_bytes > 0 && inner_stride == static_cast<int64_t>(itemsize(L.dtype));
   const int64_t ahead_lines = flat && contiguous_inner ? std::min<int64_t>(kAheadLines, (inner_bytes + 63) / 64) : 0;
-  const int64_t inner_off = i0 * (on_dst ? L.inner.dst[0] : L.inner.src[0]);
+  const int64_t inner_off = i0 * inner_stride;
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t id = flat ? b * fd : index.dst, is = flat ? b * fs : index.src;
     char* d = L.dst + outer.dst + id + (on_dst ? off[b] : 0);
