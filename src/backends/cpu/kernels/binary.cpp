@@ -329,7 +329,7 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
     case BinaryOp::LogAddExp:
       if constexpr (is_flt) return run([](M a, M b) { return logaddexp(a, b); });
       break;
-#if EMBER_ISA_DEFAULT  // the AVX builds hand these to this build (runs_in_default_build)
+#if EMBER_ISA_DEFAULT  // the AVX builds have no loops for these (see the end of this function)
     case BinaryOp::Fmax:
       if constexpr (is_flt) return run([](M a, M b) { return std::fmax(a, b); });
       else if constexpr (!is_cplx) return run([](M a, M b) { return a < b ? b : a; });
@@ -389,32 +389,23 @@ void binary_typed(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha_s)
 #endif
     default: break;
   }
-  EMBER_FAIL(RuntimeError, "binary op ", static_cast<int>(op), " not implemented for '", scalar_type_of<T>, "'");
-}
-
 #if !EMBER_ISA_DEFAULT
-// Ops whose kernels are scalar libm calls or are rarely hot run in the Default build's kernels
-// on every CPU: their AVX copies were about a third of this file's compile time. On 256K
-// elements, one thread: floor_divide, remainder, atan2, fmax, copysign and int64 floor_divide
-// kept their speed; int64 bitwise_and 70 -> 79 us, << 72 -> 115 us (torch: 78, 115 us).
-bool runs_in_default_build(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::DivTrunc: case BinaryOp::DivFloor: case BinaryOp::Remainder: case BinaryOp::Fmod:
-    case BinaryOp::Fmax: case BinaryOp::Fmin: case BinaryOp::Atan2: case BinaryOp::Hypot:
-    case BinaryOp::Copysign: case BinaryOp::Nextafter: case BinaryOp::LogAddExp2: case BinaryOp::Xlogy:
-    case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor: case BinaryOp::Shl:
-    case BinaryOp::Shr: return true;
-    default: return false;
-  }
-}
+  // Ops without a loop in this build (the `#if EMBER_ISA_DEFAULT` cases above) are scalar
+  // libm calls or rarely hot; their AVX copies were a third of this file's compile time. On
+  // 256K elements, one thread: floor_divide, remainder, atan2, fmax, copysign and int64
+  // floor_divide kept their speed; int64 bitwise_and 70 -> 79 us, << 72 -> 115 us (torch: 78,
+  // 115 us).
+  return isa_Default::binary_kernel(it, op, alpha_s);
+#else
+  EMBER_FAIL(RuntimeError, "binary op ", static_cast<int>(op), " not implemented for '", scalar_type_of<T>, "'");
 #endif
+}
 
 }  // namespace
 
 void binary_kernel(const ElementwiseIter& it, BinaryOp op, const Scalar& alpha) {
   const ScalarType dt = it.compute_dtype();
 #if !EMBER_ISA_DEFAULT
-  if (runs_in_default_build(op)) return isa_Default::binary_kernel(it, op, alpha);
   // The 16-bit floats compute through this build's float vectors.
   if (dt == kBFloat16) return binary_typed<BFloat16>(it, op, alpha);
   if (dt == kHalf) return binary_typed<Half>(it, op, alpha);

@@ -146,7 +146,7 @@ void misc_typed(const ElementwiseIter& it, UnaryOp op, const UnaryParams& p) {
       if constexpr (is_cplx) return pred([](T z) { return std::isfinite(z.real()) && std::isfinite(z.imag()); });
       else if constexpr (is_flt) return pred([](M x) { return std::isfinite(x); });
       else return pred([](T) { return true; });
-#if EMBER_ISA_DEFAULT  // the AVX builds hand these to this build (runs_in_default_build)
+#if EMBER_ISA_DEFAULT  // the AVX builds have no loops for these (see the end of this function)
     // ---- rarely hot
     case UnaryOp::ConjPhysical:
       if constexpr (is_cplx) return run([](T z) { return std::conj(z); });
@@ -196,21 +196,16 @@ void misc_typed(const ElementwiseIter& it, UnaryOp op, const UnaryParams& p) {
     default:
       break;
   }
-  EMBER_FAIL(RuntimeError, "\"", unary_op_name(op), "\" not implemented for '", scalar_type_of<T>, "'");
-}
-
 #if !EMBER_ISA_DEFAULT
-// Rarely hot ops run in the Default build's kernels on every CPU (on 256K float32, one thread:
-// nan_to_num as fast as before, logical_not/signbit/isposinf/softsign 1.5-1.9x slower and still
-// 1.8-3.9x faster than torch). frac stays here: without SSE4.1, trunc is a libm call per element.
-bool runs_in_default_build(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::ConjPhysical: case UnaryOp::Angle: case UnaryOp::Softsign: case UnaryOp::NanToNum: case UnaryOp::BitwiseNot: case UnaryOp::IsPosInf: case UnaryOp::IsNegInf:
-    case UnaryOp::SignBit: case UnaryOp::LogicalNot: return true;
-    default: return false;
-  }
-}
+  // Ops without a loop in this build (the `#if EMBER_ISA_DEFAULT` cases above) are rarely hot
+  // and run the Default build's kernels (on 256K float32, one thread: nan_to_num as fast as
+  // before, logical_not/signbit/isposinf/softsign 1.5-1.9x slower and still 1.8-3.9x faster
+  // than torch). frac keeps its loop here: without SSE4.1, trunc is a libm call per element.
+  return isa_Default::unary_misc(it, op, p);
+#else
+  EMBER_FAIL(RuntimeError, "\"", unary_op_name(op), "\" not implemented for '", scalar_type_of<T>, "'");
 #endif
+}
 
 }  // namespace
 
@@ -218,7 +213,6 @@ void unary_misc(const ElementwiseIter& it, UnaryOp op, const UnaryParams& p) {
   // Predicates dispatch on the input (operand 1); the rest on the compute dtype.
   const ScalarType dt = it.operand(1).dtype();
 #if !EMBER_ISA_DEFAULT
-  if (runs_in_default_build(op)) return isa_Default::unary_misc(it, op, p);
   if (dt == kBFloat16) return misc_typed<BFloat16>(it, op, p);
   if (dt == kHalf) return misc_typed<Half>(it, op, p);
 #endif
