@@ -9,6 +9,7 @@ PACKAGES=(
   libopenblas-dev libopenblas-openmp-dev liblapacke-dev   # BLAS/LAPACK (OpenMP build)
   libdnnl-dev libsleef-dev                                # oneDNN, vectorized math
   libgtest-dev libbenchmark-dev                           # C++ tests and benchmarks
+  clang-16                                                # compiles the C++ tests (CMakeLists.txt)
   pybind11-dev python3-dev python3-numpy python3-pytest python3-scipy python3-setuptools
   python3-torch libtorch-dev                              # PyTorch: the behavioural oracle
   libdlpack-dev valgrind

@@ -19,12 +19,16 @@ class ArrayRef {
   constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT: implicit on purpose
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+#if defined(__GNUC__) && !defined(__clang__)  // a GCC warning (the tests build with clang)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   // Valid for the full expression the list appears in, like any temporary.
   constexpr ArrayRef(std::initializer_list<T> il)  // NOLINT
       : data_(il.begin() == il.end() ? nullptr : il.begin()), size_(il.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   template <typename Container, typename = decltype(std::declval<const Container&>().data())>
   ArrayRef(const Container& c) : data_(c.data()), size_(c.size()) {}  // NOLINT
 

@@ -2,7 +2,6 @@
 // PyTorch 1.13 (CPU, AVX2 kernels), printed as hex floats; the float32/float64 results must
 // match them bit for bit.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -15,6 +14,7 @@
 
 using namespace ember;
 using ember::testing::as_double;
+using ember::testing::Threads;
 
 namespace {
 
@@ -33,13 +33,6 @@ void expect_error(const std::function<void()>& f, const std::string& part) {
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
 }
-
-// Scoped OpenMP thread count.
-struct Threads {
-  int saved;
-  explicit Threads(int n) : saved(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~Threads() { omp_set_num_threads(saved); }
-};
 
 }  // namespace
 

@@ -7,7 +7,6 @@
 //   put: x[tuple(indices)] = values (accumulate: index_put_(..., accumulate=True)); want = base
 // Larger and threaded cases are checked against naive loops written here.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <climits>
 #include <cmath>

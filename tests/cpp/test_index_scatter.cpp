@@ -5,7 +5,6 @@
 // bits with 1 and several threads, validation before any write, version counters, Meta
 // shapes, and boxed calls.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <cstring>
 #include <random>

@@ -442,7 +442,7 @@ TEST(PointwiseUnary, LargeStreamedAndMisaligned) {
   exp_out(out, x);
   auto got = values<float>(out);
   // Every element at the ends of the threads' chunks, a sample in between.
-  auto checked = [n](int64_t i) { return i < 256 || i % 31 == 0 || (i > n / 2 - 256 && i < n / 2 + 256) || i >= n - 256; };
+  auto checked = [&](int64_t i) { return i < 256 || i % 31 == 0 || (i > n / 2 - 256 && i < n / 2 + 256) || i >= n - 256; };
   for (int64_t i = 0; i < n; ++i) {
     if (!checked(i)) continue;
     ASSERT_TRUE(close<float>(got[i], std::exp(double(in[i + 1])), 2)) << i;

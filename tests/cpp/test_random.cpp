@@ -1,7 +1,6 @@
 // Random numbers: the Philox generator, reproducibility (per seed, across thread counts),
 // statistics of 1M samples, dtypes and PyTorch's argument errors.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +19,7 @@
 
 using namespace ember;
 using ember::testing::as_double;
+using ember::testing::Threads;
 
 namespace {
 
@@ -53,12 +53,6 @@ void expect_error(const std::function<void()>& f, const std::string& part) {
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
 }
-
-struct Threads {
-  int saved;
-  explicit Threads(int n) : saved(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~Threads() { omp_set_num_threads(saved); }
-};
 
 constexpr int64_t kSamples = 1 << 20;
 

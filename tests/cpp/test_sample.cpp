@@ -2,11 +2,11 @@
 // grid_sample.cpp): values of simple cases, gradients and double backward against central
 // differences, results that do not depend on the thread count, and bad arguments.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include "ember/gradcheck.h"
 #include "ember/ops.h"
 #include "ember/ops/nn_sample.h"
+#include "test_util.h"
 
 namespace ember::sample_test {
 
@@ -77,12 +77,11 @@ TEST(Sample, ResultsDoNotDependOnThreads) {
     return std::vector<Tensor>{y, d[0], d[1], upsample_bilinear2d(x.detach(), std::vector<int64_t>{40, 33}, false),
                                _upsample_bicubic2d_aa(x.detach(), std::vector<int64_t>{5, 7}, false)};
   };
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
+  const testing::Restore restore;
+  set_num_threads(1);
   std::vector<Tensor> a = run();
-  omp_set_num_threads(std::max(threads, 2));
+  set_num_threads(std::max(restore.n, 2));
   std::vector<Tensor> b = run();
-  omp_set_num_threads(threads);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(equal(a[i], b[i])) << i;
 }
 
