@@ -996,20 +996,25 @@ void nansum_typed(const ReduceLoop& loop) {
   }
 }
 
-// Runs Op<Bits> with the bit test of the input's dtype (see MaskedBits).
+// Runs Op<Bits> (all, any or count_nonzero: `op`) with the bit test of the input's dtype (see
+// MaskedBits).
 template <template <typename> class Op>
-void run_by_bits(const ReduceLoop& loop, const char* name) {
+void run_by_bits(const ReduceLoop& loop, ReduceOp op, const char* name) {
   switch (loop.in_dtype) {
     case kBool:
     case kUInt8:
     case kInt8: return run_reduce<Op<MaskedBits<uint8_t, 0xFF>>>(loop);
-#if EMBER_ISA_DEFAULT  // the AVX builds hand wider inputs to this build (runs_in_default_build)
+#if EMBER_ISA_DEFAULT
     case kInt32: return run_reduce<Op<MaskedBits<uint32_t, ~0u>>>(loop);
     case kFloat: return run_reduce<Op<MaskedBits<uint32_t, 0x7FFFFFFFu>>>(loop);
     case kInt64: return run_reduce<Op<MaskedBits<uint64_t, ~uint64_t{0}>>>(loop);
     case kDouble: return run_reduce<Op<MaskedBits<uint64_t, 0x7FFFFFFFFFFFFFFFull>>>(loop);
-#endif
     default: EMBER_FAIL(RuntimeError, name, ": no kernel for ", loop.in_dtype);
+#else
+    // Inputs wider than a byte are rarely hot: all of 1M float32 takes 140-160 us in the
+    // Default build against 52-59 us here (torch: 570 us), count_nonzero likewise (4.9 ms).
+    default: return isa_Default::reduce_kernel(loop, op);
+#endif
   }
 }
 
@@ -1023,7 +1028,7 @@ void norm_typed(const ReduceLoop& loop, ReduceOp kind) {
       case ReduceOp::NormL1: return run_reduce<NormOp<T, ReduceOp::NormL1>>(loop);
       case ReduceOp::NormL2: return run_reduce<NormOp<T, ReduceOp::NormL2>>(loop);
       case ReduceOp::NormInf: return run_reduce<NormOp<T, ReduceOp::NormInf>>(loop);
-#if EMBER_ISA_DEFAULT  // the AVX builds hand the rarer orders to this build (runs_in_default_build)
+#if EMBER_ISA_DEFAULT
       case ReduceOp::NormNegInf: return run_reduce<NormOp<T, ReduceOp::NormNegInf>>(loop);
       case ReduceOp::NormZero: return run_reduce<NormOp<T, ReduceOp::NormZero>>(loop);
       case ReduceOp::NormP: {
@@ -1032,8 +1037,12 @@ void norm_typed(const ReduceLoop& loop, ReduceOp kind) {
         NormOp<T, ReduceOp::NormP>::p = loop.param;
         return run_reduce<NormOp<T, ReduceOp::NormP>>(loop);
       }
-#endif
       default: EMBER_FAIL(RuntimeError, "norm: unknown kind");
+#else
+      // The rarer orders (-inf, 0, p) run in the Default build: the 3-norm of 1M float32 keeps
+      // its speed there (1.03x torch).
+      default: return isa_Default::reduce_kernel(loop, kind);
+#endif
     }
   }
 }
@@ -1236,31 +1245,10 @@ struct ArgDriver {
   }
 };
 
-#if !EMBER_ISA_DEFAULT
-// Reductions that are rarely hot run in the Default build's kernels (SSE2 vectors at -O3):
-// products, the norms other than L1/L2/inf, and all/any/count_nonzero of inputs wider than a
-// byte (bool masks stay here). Their AVX copies took a third of this file's compile time; on
-// 1M float32 (one thread) prod and the 3-norm keep their speed, all/count_nonzero of float32
-// take 140-160 us instead of 52-59 (torch: 570 us / 4.9 ms).
-bool runs_in_default_build(const ReduceLoop& loop, ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Prod:
-    case ReduceOp::NormZero:
-    case ReduceOp::NormNegInf:
-    case ReduceOp::NormP: return true;
-    case ReduceOp::And:
-    case ReduceOp::Or:
-    case ReduceOp::CountNonzero: return itemsize(loop.in_dtype) != 1;
-    default: return false;
-  }
-}
-#endif
-
 }  // namespace
 
 void reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
 #if !EMBER_ISA_DEFAULT
-  if (runs_in_default_build(loop, op)) return isa_Default::reduce_kernel(loop, op);
   // The 16-bit floats' sums and extremes read through this build's float vectors.
   if (loop.in_dtype == kHalf || loop.in_dtype == kBFloat16) {
     const bool half = loop.in_dtype == kHalf;
@@ -1284,18 +1272,21 @@ void reduce_kernel(const ReduceLoop& loop, ReduceOp op) {
     case ReduceOp::Min:
       return EMBER_DISPATCH_KERNEL(loop.in_dtype, "max", reduce_kernel(loop, op),
                                    [&] { minmax_typed<scalar_t>(loop, op == ReduceOp::Max); });
-#if EMBER_ISA_DEFAULT
     case ReduceOp::Prod:
+#if EMBER_ISA_DEFAULT
       return EMBER_DISPATCH_KERNEL(loop.in_dtype, "prod", reduce_kernel(loop, op), [&] { prod_typed<scalar_t>(loop); });
+#else
+      // Rarely hot, and as fast in the Default build (1M float32: 1.02x torch).
+      return isa_Default::reduce_kernel(loop, op);
 #endif
     case ReduceOp::NanSum:
       return EMBER_DISPATCH_KERNEL(loop.in_dtype, "nansum", reduce_kernel(loop, op), [&] { nansum_typed<scalar_t>(loop); });
     case ReduceOp::And:
     case ReduceOp::Or:
       EMBER_INTERNAL_ASSERT(loop.out_dtype == kBool || loop.out_dtype == kUInt8, "all/any into ", loop.out_dtype);
-      return op == ReduceOp::And ? run_by_bits<AllOp>(loop, "all") : run_by_bits<AnyOp>(loop, "any");
+      return op == ReduceOp::And ? run_by_bits<AllOp>(loop, op, "all") : run_by_bits<AnyOp>(loop, op, "any");
     case ReduceOp::CountNonzero:
-      return run_by_bits<CountNonzeroOp>(loop, "count_nonzero");
+      return run_by_bits<CountNonzeroOp>(loop, op, "count_nonzero");
     default:
       return EMBER_DISPATCH_KERNEL(loop.in_dtype, "norm", reduce_kernel(loop, op), [&] { norm_typed<scalar_t>(loop, op); });
   }
