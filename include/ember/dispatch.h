@@ -441,7 +441,7 @@ struct StaticRegistration {
 #define EMBER_REGISTER_CONCAT(a, b) EMBER_REGISTER_CONCAT2(a, b)
 #define EMBER_REGISTER(name)                                                         \
   static void ember_register_##name();                                               \
-  static ::ember::StaticRegistration EMBER_REGISTER_CONCAT(ember_reg_, __LINE__)(    \
+  static ::ember::StaticRegistration EMBER_REGISTER_CONCAT(ember_reg_, __COUNTER__)( \
       &ember_register_##name);                                                       \
   static void ember_register_##name()
 

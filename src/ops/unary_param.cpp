@@ -15,7 +15,7 @@ using namespace unary;
 using cpu::UnaryOp;
 using cpu::UnaryParams;
 
-constexpr uint32_t pw = static_cast<uint32_t>(Tag::Pointwise);
+constexpr uint32_t kPointwise = static_cast<uint32_t>(Tag::Pointwise);
 constexpr uint32_t pw_inplace = Tag::Pointwise | Tag::Inplace;
 
 // The tensor written: undefined (functional), self (in-place) or out.
@@ -303,12 +303,12 @@ Tensor softplus(const Tensor& self, const Scalar& b, const Scalar& t) { EMBER_CA
 #undef EMBER_CALL
 
 EMBER_REGISTER(unary_param_ops) {
-  define_op<USig>("round(Tensor self) -> Tensor", pw);
-  define_op<IntSig>("round.decimals(Tensor self, *, int decimals) -> Tensor", pw);
+  define_op<USig>("round(Tensor self) -> Tensor", kPointwise);
+  define_op<IntSig>("round.decimals(Tensor self, *, int decimals) -> Tensor", kPointwise);
   define_op<UInplaceSig>("round_(Tensor(a!) self) -> Tensor(a!)", pw_inplace);
   define_op<IntInplaceSig>("round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)", pw_inplace);
-  define_op<UOutSig>("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", pw);
-  define_op<IntOutSig>("round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<UOutSig>("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
+  define_op<IntOutSig>("round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<USig, &round_k>("round");
   register_cpu_meta<IntSig, &round_dec_k>("round.decimals");
   register_cpu_meta<UInplaceSig, &round_inplace_k>("round_");
@@ -316,75 +316,75 @@ EMBER_REGISTER(unary_param_ops) {
   register_cpu_meta<UOutSig, &round_out_k>("round.out");
   register_cpu_meta<IntOutSig, &round_dec_out_k>("round.decimals_out");
 
-  define_op<PolySig>("polygamma(int n, Tensor self) -> Tensor", pw);
-  define_op<PolyOutSig>("polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<PolySig>("polygamma(int n, Tensor self) -> Tensor", kPointwise);
+  define_op<PolyOutSig>("polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   define_op<IntInplaceSig>("polygamma_(Tensor(a!) self, int n) -> Tensor(a!)", pw_inplace);
   register_cpu_meta<PolySig, &polygamma_k>("polygamma");
   register_cpu_meta<PolyOutSig, &polygamma_out_k>("polygamma.out");
   register_cpu_meta<IntInplaceSig, &polygamma_inplace_k>("polygamma_");
 
-  define_op<EpsSig>("logit(Tensor self, float? eps=None) -> Tensor", pw);
+  define_op<EpsSig>("logit(Tensor self, float? eps=None) -> Tensor", kPointwise);
   define_op<EpsInplaceSig>("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", pw_inplace);
-  define_op<EpsOutSig>("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<EpsOutSig>("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<EpsSig, &logit_k>("logit");
   register_cpu_meta<EpsInplaceSig, &logit_inplace_k>("logit_");
   register_cpu_meta<EpsOutSig, &logit_out_k>("logit.out");
 
-  define_op<NanSig>("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", pw);
+  define_op<NanSig>("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", kPointwise);
   define_op<NanInplaceSig>(
       "nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", pw_inplace);
   define_op<NanOutSig>("nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, "
-                       "Tensor(a!) out) -> Tensor(a!)", pw);
+                       "Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<NanSig, &nan_to_num_k>("nan_to_num");
   register_cpu_meta<NanInplaceSig, &nan_to_num_inplace_k>("nan_to_num_");
   register_cpu_meta<NanOutSig, &nan_to_num_out_k>("nan_to_num.out");
 
-  define_op<TwoScalarSig>("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", pw);
+  define_op<TwoScalarSig>("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", kPointwise);
   define_op<TwoScalarInplaceSig>("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", pw_inplace);
   define_op<TwoScalarOutSig>(
-      "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", pw);
+      "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<TwoScalarSig, &hardtanh_k>("hardtanh");
   register_cpu_meta<TwoScalarInplaceSig, &hardtanh_inplace_k>("hardtanh_");
   register_cpu_meta<TwoScalarOutSig, &hardtanh_out_k>("hardtanh.out");
-  define_op<USig>("relu6(Tensor self) -> Tensor", pw);
+  define_op<USig>("relu6(Tensor self) -> Tensor", kPointwise);
   define_op<UInplaceSig>("relu6_(Tensor(a!) self) -> Tensor(a!)", pw_inplace);
   register_cpu_meta<USig, &relu6_k>("relu6");
   register_cpu_meta<UInplaceSig, &relu6_inplace_k>("relu6_");
 
-  define_op<StrSig>("gelu(Tensor self, *, str approximate='none') -> Tensor", pw);
+  define_op<StrSig>("gelu(Tensor self, *, str approximate='none') -> Tensor", kPointwise);
   define_op<StrInplaceSig>("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)", pw_inplace);
-  define_op<StrOutSig>("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<StrOutSig>("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<StrSig, &gelu_k>("gelu");
   register_cpu_meta<StrInplaceSig, &gelu_inplace_k>("gelu_");
   register_cpu_meta<StrOutSig, &gelu_out_k>("gelu.out");
 
-  define_op<ScalarSig>("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", pw);
+  define_op<ScalarSig>("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", kPointwise);
   define_op<ScalarInplaceSig>("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", pw_inplace);
-  define_op<ScalarOutSig>("leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)", pw);
+  define_op<ScalarOutSig>("leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<ScalarSig, &leaky_relu_k>("leaky_relu");
   register_cpu_meta<ScalarInplaceSig, &leaky_relu_inplace_k>("leaky_relu_");
   register_cpu_meta<ScalarOutSig, &leaky_relu_out_k>("leaky_relu.out");
 
-  define_op<EluSig>("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", pw);
+  define_op<EluSig>("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", kPointwise);
   define_op<EluInplaceSig>(
       "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", pw_inplace);
   define_op<EluOutSig>(
-      "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", pw);
+      "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<EluSig, &elu_k>("elu");
   register_cpu_meta<EluInplaceSig, &elu_inplace_k>("elu_");
   register_cpu_meta<EluOutSig, &elu_out_k>("elu.out");
-  define_op<USig>("selu(Tensor self) -> Tensor", pw);
+  define_op<USig>("selu(Tensor self) -> Tensor", kPointwise);
   define_op<UInplaceSig>("selu_(Tensor(a!) self) -> Tensor(a!)", pw_inplace);
   register_cpu_meta<USig, &selu_k>("selu");
   register_cpu_meta<UInplaceSig, &selu_inplace_k>("selu_");
-  define_op<ScalarSig>("celu(Tensor self, Scalar alpha=1.0) -> Tensor", pw);
+  define_op<ScalarSig>("celu(Tensor self, Scalar alpha=1.0) -> Tensor", kPointwise);
   define_op<ScalarInplaceSig>("celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)", pw_inplace);
   register_cpu_meta<ScalarSig, &celu_k>("celu");
   register_cpu_meta<ScalarInplaceSig, &celu_inplace_k>("celu_");
 
-  define_op<TwoScalarSig>("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", pw);
+  define_op<TwoScalarSig>("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", kPointwise);
   define_op<TwoScalarOutSig>(
-      "softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)", pw);
+      "softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)", kPointwise);
   register_cpu_meta<TwoScalarSig, &softplus_k>("softplus");
   register_cpu_meta<TwoScalarOutSig, &softplus_out_k>("softplus.out");
 }
