@@ -4,6 +4,8 @@ library module, ember or torch, and returns a zero-argument callable).
   red_<op>_<all|inner|outer>  sum, mean, max, var, logsumexp of a 4096x4096 float32 tensor:
                               over every element, along dim 1 (contiguous rows) and along
                               dim 0 (strided columns); max along a dim returns values and indices
+  red_rows<R>_<op>            sum, mean, amax along dim 1 of 512K float32 in rows of R = 32,
+                              64, 256 (many short rows: the per-row cost dominates)
   sum_16M_numpy               sum of 16M float32 in a NumPy buffer that is 16-byte but not
                               64-byte aligned (as NumPy's own allocations often are)
   red16_<dtype>_<op>          16-bit float reductions of a 4096x4096 tensor (from float32):
@@ -64,6 +66,14 @@ def _misaligned_numpy(n, seed):
     return a
 
 
+def _short_rows(rows_len, op):
+    def maker(lib):
+        x = _vector(lib, 1 << 19, 12).reshape(-1, rows_len)
+        fn = getattr(lib, op)
+        return lambda: fn(x, 1)
+    return maker
+
+
 def make_sum_numpy(lib):
     x = lib.from_numpy(_misaligned_numpy(N16M, 5))
     return lambda: lib.sum(x)
@@ -102,6 +112,9 @@ for _dtype in ("float16", "bfloat16"):
     for _op in ("mean", "sum1", "sum0", "max1", "argmax1"):
         _rows = 1024 if _op == "argmax1" else N
         WORKLOADS[f"red16_{_dtype}_{_op}"] = (_reduction16(_dtype, _op), 2 * _rows * N, "GB/s")
+for _len in (32, 64, 256):
+    for _op in ("sum", "mean", "amax"):
+        WORKLOADS[f"red_rows{_len}_{_op}"] = (_short_rows(_len, _op), 4 << 19, "GB/s")
 WORKLOADS["sum_16M_numpy"] = (make_sum_numpy, 4 * N16M, "GB/s")
 WORKLOADS["sort_1M"] = (make_sort_1m, None, None)
 WORKLOADS["topk_1M"] = (make_topk_1m, None, None)

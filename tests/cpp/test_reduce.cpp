@@ -517,6 +517,60 @@ TEST(ReduceMeta, ShapesAndDtypes) {
   EXPECT_THROW(max(empty({0}, TensorOptions(kFloat).device(kMeta))), RuntimeError);
 }
 
+// Contiguous rows of every length around the vector widths and the short-row limit (256),
+// in each instruction set this CPU runs: the vector loops, their tails and the lane combines,
+// with a NaN at the start, middle or end of a row.
+TEST(ReduceKernels, RowsOfEveryLengthInEveryIsa) {
+  using cpu::ReduceOp;
+  const int top = static_cast<int>(cpu::capability());
+  const std::vector<int64_t> lengths = {1,  2,  3,  4,  5,  7,  8,  9,   15,  16,  17,  31,  32,  33, 47,
+                                        63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 300, 513};
+  for (ScalarType dt : {kFloat, kDouble, kInt32, kInt64, kHalf, kBFloat16}) {
+    const bool flt = is_floating_point(dt), half = dt == kHalf || dt == kBFloat16;
+    for (int64_t n : lengths) {
+      Tensor x = uniform({4, n}, dt, -100, 100, static_cast<unsigned>(n));
+      if (flt) {
+        x.select(0, 1).select(0, 0).fill_(NAN);
+        x.select(0, 2).select(0, n / 2).fill_(NAN);
+        x.select(0, 3).select(0, n - 1).fill_(NAN);
+      }
+      std::vector<double> v = as_double(x), l1(4, 0.0), l2(4, 0.0), linf(4, 0.0);
+      for (int64_t r = 0; r < 4; ++r)
+        for (int64_t i = 0; i < n; ++i) {
+          const double a = std::abs(v[static_cast<size_t>(r * n + i)]);
+          l1[r] += a;
+          l2[r] += a * a;
+          linf[r] = std::isnan(a) || std::isnan(linf[r]) ? NAN : std::max(linf[r], a);
+        }
+      for (double& s : l2) s = std::sqrt(s);
+      std::vector<std::pair<ReduceOp, std::vector<double>>> ops = {
+          {ReduceOp::Sum, ref_reduce(x, 2, 0)}, {ReduceOp::Max, ref_reduce(x, 2, 2)}, {ReduceOp::Min, ref_reduce(x, 2, 3)}};
+      if (flt) ops.push_back({ReduceOp::Mean, ref_reduce(x, 2, 1)});
+      if (dt == kFloat || dt == kDouble) {
+        ops.push_back({ReduceOp::NormL1, l1});
+        ops.push_back({ReduceOp::NormL2, l2});
+        ops.push_back({ReduceOp::NormInf, linf});
+      }
+      for (int isa = 0; isa <= top; ++isa) {
+        if (!cpu::reduce_stub.table[isa]) continue;
+        for (const auto& [op, want] : ops) {
+          const ScalarType out_dt = op == ReduceOp::Sum && !flt ? kInt64 : dt;
+          Tensor out = empty({4}, out_dt);
+          cpu::reduce_stub.table[isa](make_reduce_loop(x, 2, {out}), op);
+          const std::string what = std::string(dtype_name(dt)) + " n=" + std::to_string(n) + " isa " +
+                                   std::to_string(isa) + " op " + std::to_string(static_cast<int>(op));
+          if (op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::NormInf || !flt)
+            expect_close(as_double(out), want, 0, 0, what);  // exact
+          else if (half)
+            expect_close(as_double(out), want, 1e-2, 0.02 * static_cast<double>(n), what);
+          else
+            expect_close(as_double(out), want, 1e-5, 1e-3, what);
+        }
+      }
+    }
+  }
+}
+
 // The Default-ISA kernels agree with the ones this CPU selects.
 TEST(ReduceKernels, DefaultIsaMatchesSelected) {
   ASSERT_NE(cpu::reduce_stub.table[0], nullptr);

@@ -49,6 +49,8 @@ constexpr int kTileBytes = 16384;
 
 // Reductions smaller than this run as one plain loop per output.
 constexpr int64_t kSmallReduce = 64;
+// Contiguous rows up to this length run as one short vector loop each (vectorized ops).
+constexpr int64_t kShortRow = 256;
 // ---------------------------------------------------------------- policies
 template <typename T>
 constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_complex_v<T>;
@@ -438,6 +440,41 @@ struct LaneVecs {
   static_assert(NV * VL == L);
 };
 
+// The lanes of one vector combined into one value, lane j with lane j + n/2 first, as
+// RowAccum's pairwise lane reduction does: halves as vectors down to 16 bytes, then shuffles
+// (a branchy scalar max over 16-64 lanes cost more than a short row).
+template <class Op, typename V>
+inline typename Op::acc_t combine_vector(V v) {
+  using Acc = typename Op::acc_t;
+  if constexpr (sizeof(V) > 16) {
+    typedef Acc H __attribute__((vector_size(sizeof(V) / 2)));
+    H lo, hi;
+    std::memcpy(&lo, &v, sizeof(H));
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof(H), sizeof(H));
+    return combine_vector<Op>(Op::vcombine(lo, hi));
+  } else {
+    static_assert(sizeof(V) == 16 && (sizeof(Acc) == 4 || sizeof(Acc) == 8));
+    if constexpr (sizeof(Acc) == 4) {
+      v = Op::vcombine(v, __builtin_shufflevector(v, v, 2, 3, 0, 1));
+      v = Op::vcombine(v, __builtin_shufflevector(v, v, 1, 0, 3, 2));
+    } else {
+      v = Op::vcombine(v, __builtin_shufflevector(v, v, 1, 0));
+    }
+    return v[0];
+  }
+}
+
+// L lanes (kVecLanes ops) combined pairwise, lane j with lane j + L/2 first, as vectors.
+template <class Op, int L>
+inline typename Op::acc_t combine_lanes(const typename Op::acc_t* lanes) {
+  using LV = LaneVecs<Op, L, kVecBytes>;
+  typename LV::V v[LV::NV];
+  for (int k = 0; k < LV::NV; ++k) std::memcpy(&v[k], lanes + k * LV::VL, sizeof(v[k]));
+  for (int n = LV::NV; n > 1; n /= 2)
+    for (int k = 0; k < n / 2; ++k) v[k] = Op::vcombine(v[k], v[k + n / 2]);
+  return combine_vector<Op>(v[0]);
+}
+
 template <class Op, int L, int VB = kVecBytes>
 inline void accumulate_lanes(typename Op::acc_t* __restrict acc, const typename Op::in_t* __restrict p,
                              int64_t n) {
@@ -648,7 +685,18 @@ struct RowAccum {
       const int64_t take = std::min(n, kLevel0 - in_level0);
       const int64_t vec = take / L * L;
       accumulate_lanes<Op, L, VB>(lanes, p, vec);
-      for (int64_t i = vec; i < take; ++i) lanes[i - vec] = Op::combine(lanes[i - vec], Op::load(p[i]));
+      int64_t i = vec;
+      if constexpr (kVecLanes<Op>) {
+        // The rest a vector at a time into the lanes it belongs to (lane j: elements j mod L).
+        using V = typename LaneVecs<Op, L, VB>::V;
+        constexpr int VL = LaneVecs<Op, L, VB>::VL;
+        for (; i + VL <= take; i += VL) {
+          V a = vload<V>(lanes + (i - vec));
+          a = Op::vcombine(a, Op::vmap(vload<V>(p + i)));
+          std::memcpy(lanes + (i - vec), &a, sizeof(V));
+        }
+      }
+      for (; i < take; ++i) lanes[i - vec] = Op::combine(lanes[i - vec], Op::load(p[i]));
       in_level0 += take;
       p += take;
       n -= take;
@@ -702,12 +750,15 @@ struct RowAccum {
       if (in_level0 > 0) carry();
       if (cascade.used == 0) {
         // What pushing level 1 into the empty cascade and reading it back gives, directly.
+        if constexpr (kVecLanes<Op>) return combine_lanes<Op, L>(level1);
         for (int w = L / 2; w >= 1; w /= 2)
           for (int j = 0; j < w; ++j) level1[j] = Op::combine(level1[j], level1[j + w]);
         return level1[0];
       }
       if (in_level1 > 0) cascade.push(level1);
       return cascade.result();
+    } else if constexpr (kVecLanes<Op>) {
+      return combine_lanes<Op, L>(lanes);
     } else {
       Acc r = lanes[0];
       for (int j = 1; j < L; ++j) r = Op::combine(r, lanes[j]);
@@ -766,7 +817,32 @@ struct Driver {
     return a;
   }
 
+  // A short contiguous row (kVecLanes ops) with four vector accumulators: the scalar loop
+  // of reduce_small and RowAccum's 64-256 lanes made sum and amax over rows of 32 floats
+  // 5-16x slower than PyTorch.
+  Acc reduce_row_short(const In* p) const {
+    constexpr int VB = kVecBytes < 32 ? kVecBytes : 32;
+    using V = typename LaneVecs<Op, VB / static_cast<int>(sizeof(Acc)), VB>::V;
+    constexpr int VL = VB / static_cast<int>(sizeof(Acc));
+    V a = V{} + Op::identity(), b = a, c = a, d = a;
+    int64_t i = 0;
+    for (; i + 4 * VL <= R; i += 4 * VL) {
+      a = Op::vcombine(a, Op::vmap(vload<V>(p + i)));
+      b = Op::vcombine(b, Op::vmap(vload<V>(p + i + VL)));
+      c = Op::vcombine(c, Op::vmap(vload<V>(p + i + 2 * VL)));
+      d = Op::vcombine(d, Op::vmap(vload<V>(p + i + 3 * VL)));
+    }
+    for (; i + VL <= R; i += VL) a = Op::vcombine(a, Op::vmap(vload<V>(p + i)));
+    Acc r = combine_vector<Op>(Op::vcombine(Op::vcombine(a, c), Op::vcombine(b, d)));
+    for (; i < R; ++i) r = Op::combine(r, Op::load(p[i]));
+    return r;
+  }
+
   Acc reduce_one(const char* base) const {
+    if constexpr (kVecLanes<Op>) {
+      if (R <= kShortRow && L.nred == 1 && L.red_in[0] == static_cast<int64_t>(sizeof(In)))
+        return reduce_row_short(reinterpret_cast<const In*>(base));
+    }
     if (R <= kSmallReduce) return reduce_small(base);
     RowAccum<Op> acc;
     reduce_rows(base, 0, R, acc);
@@ -788,7 +864,7 @@ struct Driver {
     const bool contiguous_rows = L.nred == 1 && L.red_in[0] == static_cast<int64_t>(sizeof(In));
     parallel_range(O, R, [&](int64_t b, int64_t e) {
       int64_t o = b;
-      if (contiguous_rows && R > kSmallReduce) {
+      if (contiguous_rows && R > (kVecLanes<Op> ? kShortRow : kSmallReduce)) {
         // Two rows at a time: two memory streams, each row's arithmetic as if it ran alone.
         // The rows of a pair lie half the range apart, so each stream walks along adjacent
         // rows (pairs of neighbouring rows ran 1.35x slower: the prefetchers restarted at
