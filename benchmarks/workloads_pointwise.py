@@ -17,6 +17,8 @@ module, ember or torch, and returns a zero-argument callable). All on 16M elemen
   from_f16_16M         o.copy_(xh): float16 -> float32
   to_bf16_16M          ob.copy_(x): float32 -> bfloat16
   lerp_16M             lerp(x, y, 0.3) in float32, fresh output
+  pw64K_<op>           leaky_relu (slope 0.1), floor, trunc, frac of 65536 float32 (selects and
+                       rounding, vectorized only without trapping math), fresh output
 """
 import numpy as np
 
@@ -98,6 +100,17 @@ def make_mul_small(lib):
     return lambda: lib.mul(x, x)
 
 
+def _small_unary(op):
+    def maker(lib):
+        x = lib.from_numpy(np.random.default_rng(6).standard_normal(65536, dtype=np.float32))
+        if op == "leaky_relu":
+            f = lib.nn.functional.leaky_relu
+            return lambda: f(x, 0.1)
+        f = getattr(lib, op)
+        return lambda: f(x)
+    return maker
+
+
 def make_pow_tensor(lib):
     x = _vec(lib, 4, positive=True)
     y = _vec(lib, 5)
@@ -136,3 +149,5 @@ WORKLOADS["to_f16_16M"] = (make_copy("float16", "float32"), 6 * N16M, "GB/s")
 WORKLOADS["from_f16_16M"] = (make_copy("float32", "float16"), 6 * N16M, "GB/s")
 WORKLOADS["to_bf16_16M"] = (make_copy("bfloat16", "float32"), 6 * N16M, "GB/s")
 WORKLOADS["lerp_16M"] = (make_lerp, 3 * 4 * N16M, "GB/s")
+for _op in ("leaky_relu", "floor", "trunc", "frac"):
+    WORKLOADS[f"pw64K_{_op}"] = (_small_unary(_op), 2 * 4 * 65536, "GB/s")

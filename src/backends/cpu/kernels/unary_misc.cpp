@@ -124,7 +124,12 @@ void misc_typed(const ElementwiseIter& it, UnaryOp op, const UnaryParams& p) {
     case UnaryOp::LeakyRelu:
       if constexpr (is_flt) {
         const M slope = static_cast<M>(p.a);
-        return run([slope](M x) { return x > M(0) ? x : x * slope; });
+        // Both sides computed, so that the loop vectorizes as a select (GCC does not
+        // speculate the conditional read of the captured slope).
+        return run([slope](M x) {
+          const M y = x * slope;
+          return x > M(0) ? x : y;
+        });
       }
       break;
     case UnaryOp::Hardsigmoid:
