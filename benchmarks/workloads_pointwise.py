@@ -17,6 +17,7 @@ module, ember or torch, and returns a zero-argument callable). All on 16M elemen
   from_f16_16M         o.copy_(xh): float16 -> float32
   to_bf16_16M          ob.copy_(x): float32 -> bfloat16
   lerp_16M             lerp(x, y, 0.3) in float32, fresh output
+  add_bias_16Kx32      x + b with x 16384x32 and b of 32 float32 (a bias broadcast over rows)
   pw64K_<op>           leaky_relu (slope 0.1), floor, trunc, frac of 65536 float32 (selects and
                        rounding, vectorized only without trapping math), fresh output
 """
@@ -111,6 +112,13 @@ def _small_unary(op):
     return maker
 
 
+def make_add_bias(lib):
+    g = np.random.default_rng(7)
+    x = lib.from_numpy(g.standard_normal((16384, 32), dtype=np.float32))
+    b = lib.from_numpy(g.standard_normal(32, dtype=np.float32))
+    return lambda: lib.add(x, b)
+
+
 def make_pow_tensor(lib):
     x = _vec(lib, 4, positive=True)
     y = _vec(lib, 5)
@@ -149,5 +157,6 @@ WORKLOADS["to_f16_16M"] = (make_copy("float16", "float32"), 6 * N16M, "GB/s")
 WORKLOADS["from_f16_16M"] = (make_copy("float32", "float16"), 6 * N16M, "GB/s")
 WORKLOADS["to_bf16_16M"] = (make_copy("bfloat16", "float32"), 6 * N16M, "GB/s")
 WORKLOADS["lerp_16M"] = (make_lerp, 3 * 4 * N16M, "GB/s")
+WORKLOADS["add_bias_16Kx32"] = (make_add_bias, 2 * 4 * 16384 * 32, "GB/s")
 for _op in ("leaky_relu", "floor", "trunc", "frac"):
     WORKLOADS[f"pw64K_{_op}"] = (_small_unary(_op), 2 * 4 * 65536, "GB/s")

@@ -6,6 +6,7 @@ library module, ember or torch, and returns a zero-argument callable).
                               dim 0 (strided columns); max along a dim returns values and indices
   red_rows<R>_<op>            sum, mean, amax along dim 1 of 512K float32 in rows of R = 32,
                               64, 256 (many short rows: the per-row cost dominates)
+  red_cols32_<op>             sum, amax along dim 0 of 512K float32 in 32 columns (a narrow tile)
   sum_16M_numpy               sum of 16M float32 in a NumPy buffer that is 16-byte but not
                               64-byte aligned (as NumPy's own allocations often are)
   red16_<dtype>_<op>          16-bit float reductions of a 4096x4096 tensor (from float32):
@@ -74,6 +75,14 @@ def _short_rows(rows_len, op):
     return maker
 
 
+def _narrow_columns(op):
+    def maker(lib):
+        x = _vector(lib, 1 << 19, 13).reshape(-1, 32)
+        fn = getattr(lib, op)
+        return lambda: fn(x, 0)
+    return maker
+
+
 def make_sum_numpy(lib):
     x = lib.from_numpy(_misaligned_numpy(N16M, 5))
     return lambda: lib.sum(x)
@@ -115,6 +124,8 @@ for _dtype in ("float16", "bfloat16"):
 for _len in (32, 64, 256):
     for _op in ("sum", "mean", "amax"):
         WORKLOADS[f"red_rows{_len}_{_op}"] = (_short_rows(_len, _op), 4 << 19, "GB/s")
+for _op in ("sum", "amax"):
+    WORKLOADS[f"red_cols32_{_op}"] = (_narrow_columns(_op), 4 << 19, "GB/s")
 WORKLOADS["sum_16M_numpy"] = (make_sum_numpy, 4 * N16M, "GB/s")
 WORKLOADS["sort_1M"] = (make_sort_1m, None, None)
 WORKLOADS["topk_1M"] = (make_topk_1m, None, None)

@@ -571,6 +571,37 @@ TEST(ReduceKernels, RowsOfEveryLengthInEveryIsa) {
   }
 }
 
+// Reductions across rows (dim 0) of narrow tiles, which take up to four rows per pass within
+// each block of the cascade: row counts around the block size (64) and the chunked path
+// (4096), in each instruction set this CPU runs; a NaN in one column.
+TEST(ReduceKernels, NarrowColumnsInEveryIsa) {
+  using cpu::ReduceOp;
+  const int top = static_cast<int>(cpu::capability());
+  for (ScalarType dt : {kFloat, kDouble, kInt32, kInt64, kBFloat16}) {
+    const bool flt = is_floating_point(dt);
+    for (int64_t rows : {1, 2, 3, 5, 63, 64, 65, 67, 130, 4097, 5003}) {
+      for (int64_t cols : {1, 3, 32, 33}) {
+        Tensor x = uniform({rows, cols}, dt, -100, 100, static_cast<unsigned>(rows * 7 + cols));
+        if (flt) x.select(0, rows / 2).select(0, cols - 1).fill_(NAN);
+        for (int isa = 0; isa <= top; ++isa) {
+          if (!cpu::reduce_stub.table[isa]) continue;
+          for (auto [op, kind] : {std::pair{ReduceOp::Sum, 0}, std::pair{ReduceOp::Max, 2}, std::pair{ReduceOp::Min, 3}}) {
+            const ScalarType out_dt = op == ReduceOp::Sum && !flt ? kInt64 : dt;
+            Tensor out = empty({cols}, out_dt);
+            cpu::reduce_stub.table[isa](make_reduce_loop(x, 1, {out}), op);
+            const std::string what = std::string(dtype_name(dt)) + " " + std::to_string(rows) + "x" +
+                                     std::to_string(cols) + " isa " + std::to_string(isa) + " op " +
+                                     std::to_string(static_cast<int>(op));
+            const double rtol = !flt || op != ReduceOp::Sum ? 0 : dt == kBFloat16 ? 1e-2 : 1e-5;
+            const double atol = rtol == 0 ? 0 : dt == kBFloat16 ? 0.05 * static_cast<double>(rows) : 1e-3;
+            expect_close(as_double(out), ref_reduce(x, 1, kind), rtol, atol, what);
+          }
+        }
+      }
+    }
+  }
+}
+
 // The Default-ISA kernels agree with the ones this CPU selects.
 TEST(ReduceKernels, DefaultIsaMatchesSelected) {
   ASSERT_NE(cpu::reduce_stub.table[0], nullptr);

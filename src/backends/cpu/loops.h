@@ -1,6 +1,7 @@
 // Loops over an ElementwiseIter on the CPU. A kernel supplies the innermost 1-D loop
-// `fn(char** data, const int64_t* strides, int64_t n)`; for_each walks the outer dims and
-// splits large iterations across OpenMP threads.
+// `fn(char** data, const int64_t* strides, int64_t n)`, which reads data[] and must not
+// change it (for_each_range advances those pointers from row to row); for_each walks the
+// outer dims and splits large iterations across OpenMP threads.
 #pragma once
 
 #include <omp.h>
@@ -42,24 +43,34 @@ void for_each_range(const ElementwiseIter& it, int64_t begin, int64_t end, const
     run_inner_loop(fn, ptrs, inner_strides, end - begin);
     return;
   }
-  // Multi-index of `begin` over the outer dims.
+  // Multi-index and operand pointers of `begin`, then advanced row by row like an odometer
+  // (recomputing each row's offsets from the index took more time than adding 32 floats).
+  const int64_t* st[N];
+  for (int i = 0; i < nt; ++i) st[i] = it.strides(i);
   int64_t idx[ElementwiseIter::kMaxDims];
   int64_t rest = begin;
   for (int d = 0; d < nd; ++d) { idx[d] = rest % shape[d]; rest /= shape[d]; }
-  int64_t pos = begin;
-  while (pos < end) {
-    char* ptrs[N];
-    for (int i = 0; i < nt; ++i) {
-      const int64_t* s = it.strides(i);
-      int64_t off = 0;
-      for (int d = 0; d < nd; ++d) off += idx[d] * s[d];
-      ptrs[i] = it.data(i) + off;
-    }
-    int64_t n = std::min(shape[0] - idx[0], end - pos);
+  char* ptrs[N];
+  for (int i = 0; i < nt; ++i) {
+    int64_t off = 0;
+    for (int d = 0; d < nd; ++d) off += idx[d] * st[i][d];
+    ptrs[i] = it.data(i) + off;
+  }
+  for (int64_t pos = begin;;) {
+    const int64_t n = std::min(shape[0] - idx[0], end - pos);
     run_inner_loop(fn, ptrs, inner_strides, n);
     pos += n;
-    idx[0] += n;
-    for (int d = 0; d + 1 < nd && idx[d] >= shape[d]; ++d) { idx[d] = 0; ++idx[d + 1]; }
+    if (pos >= end) break;
+    if (idx[0] != 0) {  // back to the row's start (only the first row starts inside one)
+      for (int i = 0; i < nt; ++i) ptrs[i] -= idx[0] * st[i][0];
+      idx[0] = 0;
+    }
+    for (int d = 1;; ++d) {  // pos < end: the carry stops below nd
+      for (int i = 0; i < nt; ++i) ptrs[i] += st[i][d];
+      if (++idx[d] < shape[d]) break;
+      for (int i = 0; i < nt; ++i) ptrs[i] -= shape[d] * st[i][d];
+      idx[d] = 0;
+    }
   }
 }
 
