@@ -1,6 +1,6 @@
 // Loops over an ElementwiseIter on the CPU. A kernel supplies the innermost 1-D loop
 // `fn(char** data, const int64_t* strides, int64_t n)`, which reads data[] and must not
-// change it (for_each_range advances those pointers from row to row); for_each walks the
+// change it (for_each_row advances those pointers from row to row); for_each walks the
 // outer dims and splits large iterations across OpenMP threads.
 #pragma once
 
@@ -20,58 +20,23 @@ inline int threads_for(int64_t work, int64_t grain = kGrainSize) {
   return static_cast<int>(std::min<int64_t>(omp_get_max_threads(), work / grain));
 }
 
-// The kernel's 1-D loop, kept out of line: for_each_range calls it from two places, and
-// inlining it into both doubled every kernel's code and compile time.
+// Calls row(ctx, data, strides, n) for each run along dim 0 of the elements [begin, end) of
+// the iteration, in order; data[] holds the operands' pointers, strides[] their dim-0
+// strides. Out of line (loops.cpp): the walk over the outer dims is the same for every
+// kernel, and inlined into each one it grew the kernels' code by a fifth.
+using RowFn = void (*)(const void* ctx, char** data, const int64_t* strides, int64_t n);
+void for_each_row(const ElementwiseIter& it, int64_t begin, int64_t end, RowFn row, const void* ctx);
+
+// The kernel's 1-D loop behind a plain function pointer: one out-of-line copy per kernel.
 template <typename F>
-[[gnu::noinline]] void run_inner_loop(const F& fn, char** data, const int64_t* strides, int64_t n) {
-  fn(data, strides, n);
+void run_row(const void* fn, char** data, const int64_t* strides, int64_t n) {
+  (*static_cast<const F*>(fn))(data, strides, n);
 }
 
 // Elements [begin, end) of the iteration, in order.
 template <typename F>
 void for_each_range(const ElementwiseIter& it, int64_t begin, int64_t end, const F& fn) {
-  if (begin >= end) return;  // also keeps zero-size dims out of the index math below
-  constexpr int N = ElementwiseIter::kMaxOperands;
-  const int nt = it.ntensors();
-  const int nd = it.ndim();
-  const int64_t* shape = it.loop_shape().data();
-  int64_t inner_strides[N];
-  for (int i = 0; i < nt; ++i) inner_strides[i] = it.strides(i)[0];
-  if (nd == 1) {
-    char* ptrs[N];
-    for (int i = 0; i < nt; ++i) ptrs[i] = it.data(i) + begin * inner_strides[i];
-    run_inner_loop(fn, ptrs, inner_strides, end - begin);
-    return;
-  }
-  // Multi-index and operand pointers of `begin`, then advanced row by row like an odometer
-  // (recomputing each row's offsets from the index took more time than adding 32 floats).
-  const int64_t* st[N];
-  for (int i = 0; i < nt; ++i) st[i] = it.strides(i);
-  int64_t idx[ElementwiseIter::kMaxDims];
-  int64_t rest = begin;
-  for (int d = 0; d < nd; ++d) { idx[d] = rest % shape[d]; rest /= shape[d]; }
-  char* ptrs[N];
-  for (int i = 0; i < nt; ++i) {
-    int64_t off = 0;
-    for (int d = 0; d < nd; ++d) off += idx[d] * st[i][d];
-    ptrs[i] = it.data(i) + off;
-  }
-  for (int64_t pos = begin;;) {
-    const int64_t n = std::min(shape[0] - idx[0], end - pos);
-    run_inner_loop(fn, ptrs, inner_strides, n);
-    pos += n;
-    if (pos >= end) break;
-    if (idx[0] != 0) {  // back to the row's start (only the first row starts inside one)
-      for (int i = 0; i < nt; ++i) ptrs[i] -= idx[0] * st[i][0];
-      idx[0] = 0;
-    }
-    for (int d = 1;; ++d) {  // pos < end: the carry stops below nd
-      for (int i = 0; i < nt; ++i) ptrs[i] += st[i][d];
-      if (++idx[d] < shape[d]) break;
-      for (int i = 0; i < nt; ++i) ptrs[i] -= shape[d] * st[i][d];
-      idx[d] = 0;
-    }
-  }
+  for_each_row(it, begin, end, &run_row<F>, &fn);
 }
 
 template <typename F>
