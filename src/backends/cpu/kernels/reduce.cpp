@@ -782,8 +782,10 @@ struct Driver {
   using Out = typename Op::out_t;
   const ReduceLoop& L;
   const int64_t R;
+  const bool contiguous_rows;  // one reduced dim, unit stride
 
-  explicit Driver(const ReduceLoop& loop) : L(loop), R(loop.reduce_size) {}
+  explicit Driver(const ReduceLoop& loop)
+      : L(loop), R(loop.reduce_size), contiguous_rows(L.nred == 1 && L.red_in[0] == static_cast<int64_t>(sizeof(In))) {}
 
   // Reduced positions [b, e) of the output whose input starts at `base`, into acc.
   void reduce_rows(const char* base, int64_t b, int64_t e, RowAccum<Op>& acc) const {
@@ -840,8 +842,7 @@ struct Driver {
 
   Acc reduce_one(const char* base) const {
     if constexpr (kVecLanes<Op>) {
-      if (R <= kShortRow && L.nred == 1 && L.red_in[0] == static_cast<int64_t>(sizeof(In)))
-        return reduce_row_short(reinterpret_cast<const In*>(base));
+      if (R <= kShortRow && contiguous_rows) return reduce_row_short(reinterpret_cast<const In*>(base));
     }
     if (R <= kSmallReduce) return reduce_small(base);
     RowAccum<Op> acc;
@@ -861,7 +862,6 @@ struct Driver {
       for (int64_t o = 0; o < O; ++o, k.next()) store(k.out_off[0], reduce_chunked(L.in + k.in_off));
       return;
     }
-    const bool contiguous_rows = L.nred == 1 && L.red_in[0] == static_cast<int64_t>(sizeof(In));
     parallel_range(O, R, [&](int64_t b, int64_t e) {
       int64_t o = b;
       if (contiguous_rows && R > (kVecLanes<Op> ? kShortRow : kSmallReduce)) {
@@ -1008,7 +1008,7 @@ struct Driver {
         int w;
         const char* base = unit_base(u, &out_off, &w);
         // Scratch for the chunk partials, w per chunk: one allocation for a reduction of >= 4096
-        // rows (W per chunk made a narrow tile's 256 KB an mmap and its page faults).
+        // rows (a narrow tile needs only its own width, not W).
         std::unique_ptr<Acc[]> partial(new Acc[static_cast<size_t>(nchunks) * w]);
         parallel_range(nchunks, len * w, [&](int64_t b, int64_t e) {
           for (int64_t c = b; c < e; ++c)
