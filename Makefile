@@ -26,9 +26,9 @@ BENCH_ARGS ?=
 # The OpenMP build of OpenBLAS, so that BLAS and Ember share one thread pool.
 export PKG_CONFIG_PATH := /usr/lib/x86_64-linux-gnu/openblas-openmp/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 # ccache (picked up by CMake when installed): a persistent cache shared by every build
-# directory and checkout; paths under the repository are hashed relative to it.
+# directory. No base_dir: hashed relative to the checkout, a precompiled header made in one
+# checkout was served to another, whose sources then saw its headers twice (redefinitions).
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
-export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 # Precompiled headers (CMakeLists.txt) are cacheable only with these relaxations.
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
